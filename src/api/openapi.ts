@@ -1,0 +1,40 @@
+import type { OpenApiPaths } from '../http/deps.js'
+import { ALL_SCOPES } from '../oauth/scopes.js'
+
+/** Assembles the OpenAPI 3.1 document from the path items the route modules declare. */
+export function buildOpenApiDocument(issuer: string, paths: OpenApiPaths): Record<string, unknown> {
+  const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)))
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Portico',
+      version: '1',
+      description: 'Authorization server and developer API of an online school.',
+    },
+    servers: [{ url: issuer }],
+    paths: sorted,
+    components: {
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${issuer}/oauth/authorize`,
+              tokenUrl: `${issuer}/api/oauth/token`,
+              refreshUrl: `${issuer}/api/oauth/token`,
+              scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
+            },
+          },
+        },
+      },
+    },
+  }
+}
+
+function describeScope(scope: string): string {
+  if (scope === 'openid') return 'Sign in with OpenID Connect'
+  if (scope === 'profile') return 'Your name and picture'
+  if (scope === 'email') return 'Your e-mail address'
+  const [resource, access] = scope.split(':')
+  return `${access === 'write' ? 'Change' : 'Read'} ${(resource ?? '').replaceAll('_', ' ')}`
+}

@@ -1,0 +1,70 @@
+import type { Config } from '../../config.js'
+import { prepare } from '../../main.js'
+import { createIntegration } from '../../oauth/registration/register-client.js'
+import { type Args, UsageError } from '../args.js'
+import { quietLogger } from './quiet-logger.js'
+
+export async function integrationsCreate(args: Args, config: Config): Promise<number> {
+  const name = args.options.name
+  const redirectUris = args.lists['redirect-uri'] ?? []
+  if (!name || redirectUris.length === 0)
+    throw new UsageError('integrations create needs --name and at least one --redirect-uri')
+  const deps = await prepare(config, { logger: quietLogger() })
+  try {
+    const { client, clientSecret } = await createIntegration(deps, {
+      name,
+      redirectUris,
+      confidential: args.options.confidential === 'true',
+    })
+    console.log(`client_id: ${client.clientId}`)
+    if (clientSecret)
+      console.log(
+        `client_secret: ${clientSecret}\n(shown once: store it now; Portico keeps only its hash)`,
+      )
+    return 0
+  } finally {
+    await deps.database.close()
+  }
+}
+
+export async function integrationsList(args: Args, config: Config): Promise<number> {
+  const deps = await prepare(config, { logger: quietLogger() })
+  try {
+    const clients = await deps.clients.list('integration')
+    if (args.options.json) {
+      const rows = clients.map((c) => ({
+        client_id: c.clientId,
+        name: c.clientName,
+        redirect_uris: c.redirectUris,
+        token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+        created_at: new Date(c.createdAt).toISOString(),
+      }))
+      console.log(JSON.stringify(rows, null, 2))
+      return 0
+    }
+    if (clients.length === 0) console.log('no integrations')
+    for (const c of clients) {
+      const kind = c.tokenEndpointAuthMethod === 'none' ? 'public' : 'confidential'
+      console.log(`${c.clientId}  ${c.clientName ?? ''}  (${kind})  ${c.redirectUris.join(' ')}`)
+    }
+    return 0
+  } finally {
+    await deps.database.close()
+  }
+}
+
+export async function integrationsDelete(args: Args, config: Config): Promise<number> {
+  const clientId = args.words[2]
+  if (!clientId) throw new UsageError('integrations delete needs a CLIENT_ID')
+  const deps = await prepare(config, { logger: quietLogger() })
+  try {
+    if (!(await deps.clients.delete(clientId, 'integration'))) {
+      console.error(`portico: no integration with client_id ${clientId}`)
+      return 1
+    }
+    console.log(`deleted ${clientId}`)
+    return 0
+  } finally {
+    await deps.database.close()
+  }
+}

@@ -1,0 +1,115 @@
+import cors from '@fastify/cors'
+import formbody from '@fastify/formbody'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import type { AppContext, AppDeps, RouteModule } from './deps.js'
+import { discoveryRoutes } from './discovery-routes.js'
+import { handleError } from './errors.js'
+import { healthRoutes } from './health-routes.js'
+import { parseStrictJson } from './json-body.js'
+import { openapiRoutes } from './openapi-routes.js'
+import { registrationRoutes } from './registration-routes.js'
+
+/** Every route module, in registration order. Discovery and OpenAPI derive from this list. */
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  healthRoutes,
+  discoveryRoutes,
+  registrationRoutes,
+  openapiRoutes,
+]
+
+/** Default bound on request bodies; endpoints may set a smaller one. */
+const BODY_LIMIT = 64 * 1024
+
+/** Paths that are HTML pages for people: everything else is an API open to any origin. */
+const PAGE_PATH = /^\/(oauth\/authorize|login|logout|consent|account|docs)(\/|\?|$)/
+
+/**
+ * Builds the HTTP app from its dependencies. It never listens: main.ts and the tests do.
+ */
+export async function createApp(
+  deps: AppDeps,
+  modules: readonly RouteModule[] = ROUTE_MODULES,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: () => deps.random.id('req'),
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      disableRequestLogging: true,
+    }),
+    trustProxy: deps.config.trustProxy,
+    bodyLimit: BODY_LIMIT,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false },
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff')
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    // The path only: query strings can carry values that do not belong in logs.
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    )
+  })
+
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseStrictJson(body as string))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
+  await app.register(formbody, { bodyLimit: BODY_LIMIT })
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const open = !PAGE_PATH.test(request.url ?? '')
+      callback(null, {
+        origin: open ? '*' : false,
+        methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+        exposedHeaders: ['WWW-Authenticate', 'Location', 'ETag', 'Retry-After', 'X-Request-Id'],
+        maxAge: 86400,
+      })
+    },
+  })
+
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .code(404)
+      .type('application/problem+json')
+      .send({
+        type: 'https://portico.dev/problems/not-found',
+        status: 404,
+        code: 'not_found',
+        title: 'Not Found',
+        detail: `no route for ${request.method} ${request.url.split('?')[0]}`,
+        request_id: request.id,
+      })
+  })
+
+  const context = buildContext(deps.config.issuer, modules)
+  for (const module of modules) module.register(app, deps, context)
+  return app
+}
+
+function buildContext(issuer: string, modules: readonly RouteModule[]): AppContext {
+  const advertised: Record<string, string> = {}
+  const openapi: AppContext['openapi'] = {}
+  for (const module of modules) {
+    for (const [key, path] of Object.entries(module.advertises ?? {}))
+      advertised[key] = `${issuer}${path}`
+    Object.assign(openapi, module.openapi)
+  }
+  return { advertised, openapi }
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import type { KeyRing } from '../oauth/keys.js'
+import type { Clock } from '../platform/clock.js'
+import type { Logger } from '../platform/logger.js'
+import type { Random } from '../platform/random.js'
+import type { ClientStore } from '../storage/clients.js'
+import type { Database } from '../storage/database.js'
+import type { RateLimiter } from '../storage/rate-limits.js'
+import type { SigningKeyStore } from '../storage/signing-keys.js'
+
+/** Everything the HTTP app is built from; made once by the composition root. */
+export interface AppDeps {
+  readonly config: Config
+  readonly clock: Clock
+  readonly random: Random
+  readonly logger: Logger
+  readonly database: Database
+  readonly clients: ClientStore
+  readonly signingKeys: SigningKeyStore
+  readonly rateLimiter: RateLimiter
+  readonly keys: KeyRing
+}
+
+/** Endpoints that discovery may advertise, by their RFC 8414 / OIDC metadata name. */
+export type AdvertisedEndpoint =
+  | 'registration_endpoint'
+  | 'authorization_endpoint'
+  | 'token_endpoint'
+  | 'userinfo_endpoint'
+  | 'revocation_endpoint'
+  | 'introspection_endpoint'
+  | 'jwks_uri'
+
+/** An OpenAPI 3.1 path item, kept loose: the document is validated as a whole in tests. */
+export type OpenApiPaths = Record<string, Record<string, unknown>>
+
+/** What the app knows about all modules before it registers any of them. */
+export interface AppContext {
+  /** Absolute URLs of every endpoint a registered module serves and discovery may name. */
+  readonly advertised: Readonly<Partial<Record<AdvertisedEndpoint, string>>>
+  readonly openapi: OpenApiPaths
+}
+
+/**
+ * A group of routes. Discovery and the OpenAPI document are built from these declarations,
+ * so neither can name an endpoint that is not registered.
+ */
+export interface RouteModule {
+  readonly advertises?: Readonly<Partial<Record<AdvertisedEndpoint, string>>>
+  readonly openapi?: OpenApiPaths
+  register(app: FastifyInstance, deps: AppDeps, context: AppContext): void
+}
+
+/** Which error format a route answers in. */
+export type ErrorFamily = 'oauth' | 'problem' | 'html'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    family?: ErrorFamily
+  }
+}

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify'
+import type { Config } from './config.js'
+import { ConfigError } from './config.js'
+import { createApp } from './http/app.js'
+import type { AppDeps } from './http/deps.js'
+import { createKeyRing, ensureSigningKeys } from './oauth/keys.js'
+import { type Clock, systemClock } from './platform/clock.js'
+import { loadKeyEncryptionKey } from './platform/key-encryption.js'
+import { createLogger, type Logger } from './platform/logger.js'
+import { cryptoRandom, type Random } from './platform/random.js'
+import { createClientStore } from './storage/clients.js'
+import { type Database, openDatabase, withExclusiveLock } from './storage/database.js'
+import { migrate } from './storage/migrate.js'
+import { createRateLimiter } from './storage/rate-limits.js'
+import { createSigningKeyStore } from './storage/signing-keys.js'
+
+export interface Overrides {
+  readonly clock?: Clock
+  readonly random?: Random
+  readonly logger?: Logger
+}
+
+/**
+ * Opens the database, brings its schema up to date, creates what a first start needs
+ * (signing keys), and returns the dependencies every entry point shares.
+ */
+export async function prepare(config: Config, overrides: Overrides = {}): Promise<AppDeps> {
+  const clock = overrides.clock ?? systemClock
+  const logger = overrides.logger ?? createLogger(config.logLevel)
+  const encryptionKey = loadKeyEncryptionKey(config)
+  const database = openDatabase(config.database)
+  try {
+    await migrate(database, clock.now())
+    const signingKeys = createSigningKeyStore(database.db)
+    await withExclusiveLock(database, (db) =>
+      ensureSigningKeys(createSigningKeyStore(db), encryptionKey, clock.now()),
+    )
+    const keys = createKeyRing({
+      store: signingKeys,
+      clock,
+      encryptionKey,
+      retentionMs: (config.lifetimes.idToken + 300) * 1000,
+    })
+    try {
+      await keys.jwks()
+    } catch {
+      throw new ConfigError(
+        'cannot decrypt the signing keys: the key-encryption secret is not the one they were sealed with',
+      )
+    }
+    return {
+      config,
+      clock,
+      random: overrides.random ?? cryptoRandom,
+      logger,
+      database,
+      clients: createClientStore(database.db),
+      signingKeys,
+      rateLimiter: createRateLimiter(database.db),
+      keys,
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}
+
+/** A listening Portico. */
+export interface RunningServer {
+  readonly app: FastifyInstance
+  readonly deps: AppDeps
+  /** The address it listens on, e.g. http://127.0.0.1:3000. */
+  readonly url: string
+  close(): Promise<void>
+}
+
+/** Prepares everything and listens on the configured host and port. */
+export async function startServer(
+  config: Config,
+  overrides: Overrides = {},
+): Promise<RunningServer> {
+  const deps = await prepare(config, overrides)
+  const app = await createApp(deps)
+  const sweeper = setInterval(() => {
+    deps.rateLimiter
+      .sweep(deps.clock.now() - 3_600_000)
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'sweep failed'))
+  }, 60_000)
+  sweeper.unref()
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    clearInterval(sweeper)
+    await deps.database.close()
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    app,
+    deps,
+    url: `http://${host}:${port}`,
+    async close() {
+      clearInterval(sweeper)
+      await app.close()
+      await deps.database.close()
+    },
+  }
+}
+
+export type { Database }

@@ -1,0 +1,86 @@
+import type { AdvertisedEndpoint } from '../http/deps.js'
+import { SIGNING_ALGS } from './keys.js'
+import { ALL_SCOPES } from './scopes.js'
+
+type Endpoints = Readonly<Partial<Record<AdvertisedEndpoint, string>>>
+
+/** Claims Portico can put in ID tokens and userinfo answers. */
+export const CLAIMS_SUPPORTED = [
+  'sub',
+  'iss',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'at_hash',
+  'name',
+  'preferred_username',
+  'picture',
+  'updated_at',
+  'email',
+  'email_verified',
+] as const
+
+/**
+ * Authorization server metadata (RFC 8414 §2). Each capability is listed only when the
+ * endpoint that provides it is registered, so the document cannot promise what is absent.
+ */
+export function authorizationServerMetadata(
+  issuer: string,
+  endpoints: Endpoints,
+): Record<string, unknown> {
+  const hasAuthorize = endpoints.authorization_endpoint !== undefined
+  const hasToken = endpoints.token_endpoint !== undefined
+  return {
+    issuer,
+    ...endpoints,
+    scopes_supported: ALL_SCOPES,
+    ...(hasAuthorize && {
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    }),
+    ...(hasToken && {
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    }),
+    ...(endpoints.revocation_endpoint && {
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    }),
+    ...(endpoints.introspection_endpoint && {
+      introspection_endpoint_auth_methods_supported: ['client_secret_post'],
+    }),
+    service_documentation: `${issuer}/docs`,
+  }
+}
+
+/** OpenID Connect Discovery 1.0 §3: the RFC 8414 document plus the OpenID fields. */
+export function openidConfiguration(issuer: string, endpoints: Endpoints): Record<string, unknown> {
+  return {
+    ...authorizationServerMetadata(issuer, endpoints),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: SIGNING_ALGS,
+    claims_supported: CLAIMS_SUPPORTED,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+  }
+}
+
+/**
+ * Protected resource metadata (RFC 9728 §2) for the school's API. Its identifier is the
+ * issuer: the metadata is served at the root well-known path, which RFC 9728 §3.3 ties to
+ * an identifier without a path.
+ */
+export function protectedResourceMetadata(issuer: string): Record<string, unknown> {
+  return {
+    resource: issuer,
+    authorization_servers: [issuer],
+    scopes_supported: ALL_SCOPES,
+    bearer_methods_supported: ['header'],
+    resource_name: 'Portico school API',
+    resource_documentation: `${issuer}/docs`,
+  }
+}

@@ -1,0 +1,141 @@
+import { OAuthError } from '../errors.js'
+import { isKnownScope, parseScope } from '../scopes.js'
+import { isAllowedLoopbackUri, LOOPBACK_RULE, type LoopbackOptions } from './check-redirect-uri.js'
+
+/** The client metadata Portico honours (RFC 7591 §2), validated and with defaults applied. */
+export interface ClientMetadata {
+  readonly redirectUris: readonly string[]
+  readonly tokenEndpointAuthMethod: 'none' | 'client_secret_post'
+  readonly applicationType: 'native'
+  readonly grantTypes: readonly ('authorization_code' | 'refresh_token')[]
+  readonly responseTypes: readonly 'code'[]
+  readonly clientName: string | undefined
+  readonly scope: string | undefined
+  readonly idTokenSignedResponseAlg: 'RS256' | 'ES256'
+}
+
+const MAX_REDIRECT_URIS = 10
+const MAX_NAME_LENGTH = 100
+const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const
+
+/**
+ * Checks a self-service registration request. Unknown fields are ignored (RFC 7591 §2) and
+ * never echoed; every known field must have the right type and an accepted value.
+ */
+export function checkClientMetadata(body: unknown, options: LoopbackOptions): ClientMetadata {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('the request body must be a JSON object')
+  }
+  const input = body as Record<string, unknown>
+
+  const redirectUris = stringArray(input, 'redirect_uris')
+  if (redirectUris === undefined) throw invalid('redirect_uris is required')
+  if (redirectUris.length > MAX_REDIRECT_URIS)
+    throw invalid(`at most ${MAX_REDIRECT_URIS} redirect_uris`)
+  if (new Set(redirectUris).size !== redirectUris.length)
+    throw invalid('redirect_uris has duplicates')
+  for (const uri of redirectUris) {
+    if (!isAllowedLoopbackUri(uri, options)) {
+      throw new OAuthError('invalid_redirect_uri', `${describe(uri)} refused: ${LOOPBACK_RULE}`)
+    }
+  }
+
+  const grantTypes = oneOfArray(input, 'grant_types', GRANT_TYPES) ?? [
+    'authorization_code',
+    'refresh_token',
+  ]
+  if (!grantTypes.includes('authorization_code')) {
+    throw invalid('grant_types must include authorization_code, the only way to obtain tokens here')
+  }
+  const responseTypes = oneOfArray(input, 'response_types', ['code'] as const) ?? ['code']
+
+  return {
+    redirectUris,
+    tokenEndpointAuthMethod:
+      oneOf(input, 'token_endpoint_auth_method', ['none', 'client_secret_post'] as const) ?? 'none',
+    applicationType: oneOf(input, 'application_type', ['native'] as const) ?? 'native',
+    grantTypes,
+    responseTypes,
+    clientName: clientName(input),
+    scope: scope(input),
+    idTokenSignedResponseAlg:
+      oneOf(input, 'id_token_signed_response_alg', ['RS256', 'ES256'] as const) ?? 'RS256',
+  }
+}
+
+function invalid(description: string): OAuthError {
+  return new OAuthError('invalid_client_metadata', description)
+}
+
+/** Quotes a rejected value for the error message, shortened and safe to print. */
+function describe(value: string): string {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value
+  return JSON.stringify(shown)
+}
+
+function stringArray(input: Record<string, unknown>, key: string): string[] | undefined {
+  const value = input[key]
+  if (value === undefined) return undefined
+  if (!Array.isArray(value)) throw invalid(`${key} must be an array of strings`)
+  if (value.length === 0) throw invalid(`${key} must not be empty`)
+  if (!value.every((v): v is string => typeof v === 'string'))
+    throw invalid(`${key} must be an array of strings`)
+  return value
+}
+
+function oneOf<T extends string>(
+  input: Record<string, unknown>,
+  key: string,
+  allowed: readonly T[],
+): T | undefined {
+  const value = input[key]
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw invalid(`${key} must be a string`)
+  const found = allowed.find((a) => a === value)
+  if (!found) throw invalid(`${key} must be ${allowed.map((a) => `"${a}"`).join(' or ')}`)
+  return found
+}
+
+function oneOfArray<T extends string>(
+  input: Record<string, unknown>,
+  key: string,
+  allowed: readonly T[],
+): T[] | undefined {
+  const values = stringArray(input, key)
+  if (values === undefined) return undefined
+  const result: T[] = []
+  for (const value of values) {
+    const found = allowed.find((a) => a === value)
+    if (!found) throw invalid(`${key} may contain only ${allowed.map((a) => `"${a}"`).join(', ')}`)
+    if (!result.includes(found)) result.push(found)
+  }
+  return result
+}
+
+function clientName(input: Record<string, unknown>): string | undefined {
+  const value = input.client_name
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw invalid('client_name must be a string')
+  const name = value.trim()
+  if (name === '') throw invalid('client_name must not be blank')
+  if ([...name].length > MAX_NAME_LENGTH)
+    throw invalid(`client_name must be at most ${MAX_NAME_LENGTH} characters`)
+  // Control characters and bidirectional overrides could disguise the name on the consent page.
+  if (/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(name)) {
+    throw invalid('client_name must not contain control or bidirectional formatting characters')
+  }
+  return name
+}
+
+function scope(input: Record<string, unknown>): string | undefined {
+  const value = input.scope
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw invalid('scope must be a space-separated string')
+  const scopes = parseScope(value)
+  if (!scopes || scopes.length === 0)
+    throw invalid('scope must be a space-separated list of scopes')
+  const unknown = scopes.filter((s) => !isKnownScope(s))
+  if (unknown.length > 0)
+    throw invalid(`unknown scope ${describe(unknown[0] ?? '')}; see scopes_supported`)
+  return scopes.join(' ')
+}

@@ -1,0 +1,12 @@
+/** The source of time. Pure checks take `now` as a parameter; everything else asks a Clock. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+/** Whole seconds since the epoch, as JWT and OAuth metadata count them. */
+export function epochSeconds(clock: Clock): number {
+  return Math.floor(clock.now() / 1000)
+}

@@ -1,0 +1,51 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto'
+
+/** SHA-256 digest of a server-made secret, as stored (base64url). */
+export function digest(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url')
+}
+
+/**
+ * Compares a presented secret with a stored digest in constant time: both sides are
+ * hashed first, so neither the content nor the length of the secret leaks through timing.
+ */
+export function secretMatches(presented: string, storedDigest: string): boolean {
+  const a = createHash('sha256').update(presented, 'utf8').digest()
+  const b = Buffer.from(storedDigest, 'base64url')
+  return b.length === a.length && timingSafeEqual(a, b)
+}
+
+/** Derives the 256-bit key-encryption key from a configured secret. */
+export function deriveKey(secret: string): Buffer {
+  return createHash('sha256').update(`portico key encryption\0${secret}`, 'utf8').digest()
+}
+
+/** AES-256-GCM; the output is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
+export function encrypt(key: Buffer, plaintext: string, context: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  cipher.setAAD(Buffer.from(context, 'utf8'))
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+  return ['v1', iv, body, cipher.getAuthTag()]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.')
+}
+
+/** Reverses {@link encrypt}; throws when the key, the context or the bytes are wrong. */
+export function decrypt(key: Buffer, sealed: string, context: string): string {
+  const [version, iv, body, tag] = sealed.split('.')
+  if (version !== 'v1' || !iv || !body || !tag) throw new Error('unknown encrypted format')
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+  decipher.setAAD(Buffer.from(context, 'utf8'))
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+  return Buffer.concat([
+    decipher.update(Buffer.from(body, 'base64url')),
+    decipher.final(),
+  ]).toString('utf8')
+}

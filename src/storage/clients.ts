@@ -1,0 +1,83 @@
+import type { ClientTable, Db } from './schema.js'
+
+/** A registered client, as the protocol core sees it. */
+export interface Client {
+  readonly clientId: string
+  readonly kind: ClientTable['kind']
+  readonly clientName: string | undefined
+  readonly secretDigest: string | undefined
+  readonly tokenEndpointAuthMethod: ClientTable['token_endpoint_auth_method']
+  readonly applicationType: string
+  readonly redirectUris: readonly string[]
+  readonly grantTypes: readonly string[]
+  readonly responseTypes: readonly string[]
+  readonly scope: string | undefined
+  readonly idTokenSignedResponseAlg: ClientTable['id_token_signed_response_alg']
+  readonly createdAt: number
+  readonly lastUsedAt: number | undefined
+}
+
+function toClient(row: ClientTable): Client {
+  return {
+    clientId: row.client_id,
+    kind: row.kind,
+    clientName: row.client_name ?? undefined,
+    secretDigest: row.secret_digest ?? undefined,
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    applicationType: row.application_type,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    grantTypes: JSON.parse(row.grant_types) as string[],
+    responseTypes: JSON.parse(row.response_types) as string[],
+    scope: row.scope ?? undefined,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at ?? undefined,
+  }
+}
+
+export function createClientStore(db: Db) {
+  return {
+    async find(clientId: string): Promise<Client | undefined> {
+      const row = await db
+        .selectFrom('clients')
+        .selectAll()
+        .where('client_id', '=', clientId)
+        .executeTakeFirst()
+      return row && toClient(row)
+    },
+    async insert(client: Client): Promise<void> {
+      await db
+        .insertInto('clients')
+        .values({
+          client_id: client.clientId,
+          kind: client.kind,
+          client_name: client.clientName ?? null,
+          secret_digest: client.secretDigest ?? null,
+          token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+          application_type: client.applicationType,
+          redirect_uris: JSON.stringify(client.redirectUris),
+          grant_types: JSON.stringify(client.grantTypes),
+          response_types: JSON.stringify(client.responseTypes),
+          scope: client.scope ?? null,
+          id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+          created_at: client.createdAt,
+          last_used_at: client.lastUsedAt ?? null,
+        })
+        .execute()
+    },
+    async list(kind?: ClientTable['kind']): Promise<Client[]> {
+      let query = db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id')
+      if (kind) query = query.where('kind', '=', kind)
+      return (await query.execute()).map(toClient)
+    },
+    /** Deletes a client; true when one was there. */
+    async delete(clientId: string, kind?: ClientTable['kind']): Promise<boolean> {
+      let query = db.deleteFrom('clients').where('client_id', '=', clientId)
+      if (kind) query = query.where('kind', '=', kind)
+      const result = await query.executeTakeFirst()
+      return Number(result.numDeletedRows) > 0
+    },
+  }
+}
+
+export type ClientStore = ReturnType<typeof createClientStore>

@@ -1,0 +1,12 @@
+import type { Kysely } from 'kysely'
+import { initial } from './0001-initial.js'
+
+/** One schema change; `up` runs inside the migration transaction. */
+export interface Migration {
+  readonly id: string
+  // biome-ignore lint/suspicious/noExplicitAny: migrations describe tables that the typed schema does not know yet
+  up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void>
+}
+
+/** Every migration, oldest first. Never edit one that has shipped: add the next. */
+export const migrations: readonly Migration[] = [initial]
