@@ -8,11 +8,17 @@ import { type Clock, systemClock } from './platform/clock.js'
 import { loadKeyEncryptionKey } from './platform/key-encryption.js'
 import { createLogger, type Logger } from './platform/logger.js'
 import { cryptoRandom, type Random } from './platform/random.js'
+import { createAuthorizationRequestStore } from './storage/authorization-requests.js'
 import { createClientStore } from './storage/clients.js'
+import { createConsentStore } from './storage/consents.js'
 import { type Database, openDatabase, withExclusiveLock } from './storage/database.js'
 import { migrate } from './storage/migrate.js'
+import { createGrantStore } from './storage/grants.js'
 import { createRateLimiter } from './storage/rate-limits.js'
+import { createResourceServerStore } from './storage/resource-servers.js'
+import { createSessionStore } from './storage/sessions.js'
 import { createSigningKeyStore } from './storage/signing-keys.js'
+import { createUserStore } from './storage/users.js'
 
 export interface Overrides {
   readonly clock?: Clock
@@ -58,6 +64,12 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       signingKeys,
       rateLimiter: createRateLimiter(database.db),
       keys,
+      users: createUserStore(database.db),
+      sessions: createSessionStore(database.db),
+      authorizationRequests: createAuthorizationRequestStore(database.db),
+      grants: createGrantStore(database.db),
+      consents: createConsentStore(database.db),
+      resourceServers: createResourceServerStore(database.db),
     }
   } catch (error) {
     await database.close()
@@ -107,6 +119,15 @@ export async function startServer(
       await deps.database.close()
     },
   }
+}
+
+/** Deletes what has expired, so the database does not grow without bound. */
+export async function sweep(deps: AppDeps): Promise<void> {
+  const now = deps.clock.now()
+  await deps.rateLimiter.sweep(now - 3_600_000)
+  await deps.sessions.sweep(now)
+  await deps.authorizationRequests.sweep(now)
+  await deps.grants.sweep(now)
 }
 
 export type { Database }

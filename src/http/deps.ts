@@ -4,10 +4,16 @@ import type { KeyRing } from '../oauth/keys.js'
 import type { Clock } from '../platform/clock.js'
 import type { Logger } from '../platform/logger.js'
 import type { Random } from '../platform/random.js'
+import type { AuthorizationRequestStore } from '../storage/authorization-requests.js'
 import type { ClientStore } from '../storage/clients.js'
+import type { ConsentStore } from '../storage/consents.js'
 import type { Database } from '../storage/database.js'
+import type { GrantStore } from '../storage/grants.js'
 import type { RateLimiter } from '../storage/rate-limits.js'
+import type { ResourceServerStore } from '../storage/resource-servers.js'
+import type { SessionStore } from '../storage/sessions.js'
 import type { SigningKeyStore } from '../storage/signing-keys.js'
+import type { UserStore } from '../storage/users.js'
 
 /** Everything the HTTP app is built from; made once by the composition root. */
 export interface AppDeps {
@@ -20,6 +26,12 @@ export interface AppDeps {
   readonly signingKeys: SigningKeyStore
   readonly rateLimiter: RateLimiter
   readonly keys: KeyRing
+  readonly users: UserStore
+  readonly sessions: SessionStore
+  readonly authorizationRequests: AuthorizationRequestStore
+  readonly grants: GrantStore
+  readonly consents: ConsentStore
+  readonly resourceServers: ResourceServerStore
 }
 
 /** Endpoints that discovery may advertise, by their RFC 8414 / OIDC metadata name. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { initial } from './0001-initial.js'
+import { peopleAndGrants } from './0002-people-and-grants.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. Never edit one that has shipped: add the next. */
-export const migrations: readonly Migration[] = [initial]
+export const migrations: readonly Migration[] = [initial, peopleAndGrants]

@@ -1,0 +1,47 @@
+import type { UserTable } from '../storage/schema.js'
+import { ALL_SCOPES } from './scopes.js'
+
+export type Role = UserTable['role']
+
+export const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant', 'student']
+
+/** What every person may grant about themselves. */
+const PERSONAL = ['openid', 'profile', 'email', 'account:read', 'account:write']
+
+const rw = (...resources: string[]) => resources.flatMap((r) => [`${r}:read`, `${r}:write`])
+const read = (...resources: string[]) => resources.map((r) => `${r}:read`)
+
+/**
+ * The most each role can grant (DOMAIN.md §4.1). Scopes outside the catalogue (such as
+ * `storage:read`, which does not exist) fall away when intersected with it.
+ */
+const GRANTABLE: Record<Role, readonly string[]> = {
+  owner: ALL_SCOPES,
+  admin: ALL_SCOPES,
+  editor: [
+    ...PERSONAL,
+    ...rw('courses', 'curriculum', 'lecturers', 'posts', 'pages', 'events', 'digital_products', 'membership_plans', 'coupons', 'appearance', 'storage'),
+    ...read('school', 'students', 'orders', 'analytics', 'comments', 'forms', 'subscriptions'),
+  ],
+  lecturer: [...PERSONAL, 'courses:read', ...rw('curriculum', 'events', 'lecturers', 'storage'), 'students:read', 'comments:read'],
+  teaching_assistant: [
+    ...PERSONAL,
+    ...read('courses', 'curriculum', 'comments', 'forms', 'subscriptions', 'orders'),
+    ...rw('students'),
+  ],
+  student: PERSONAL,
+}
+
+const CATALOGUE = new Set(ALL_SCOPES)
+const GRANTABLE_SETS = new Map<Role, ReadonlySet<string>>(
+  ROLES.map((role) => [role, new Set(GRANTABLE[role].filter((s) => CATALOGUE.has(s)))]),
+)
+
+/** Whether a person with `role` may grant `scope` today. */
+export function roleAllows(role: Role, scope: string): boolean {
+  return GRANTABLE_SETS.get(role)?.has(scope) ?? false
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value)
+}

@@ -1,0 +1,170 @@
+import type { AccessTokenTable, AuthorizationCodeTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
+import { toUser, type User } from './users.js'
+
+export type GrantRow = GrantTable
+export type CodeRow = AuthorizationCodeTable
+export type RefreshTokenRow = RefreshTokenTable
+export type AccessTokenRow = AccessTokenTable
+
+/** What redeeming a code found: the code, a replay of a redeemed one, or nothing. */
+export type CodeRedemption =
+  | { readonly status: 'redeemed'; readonly code: CodeRow }
+  | { readonly status: 'replayed'; readonly code: CodeRow }
+  | { readonly status: 'unknown' }
+
+/** What rotating a refresh token found. */
+export type RefreshRotation =
+  | { readonly status: 'rotated'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
+  | { readonly status: 'reused'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
+  | { readonly status: 'unknown' }
+
+/** An access token that is live right now, with its grant and person. */
+export interface LiveAccessToken {
+  readonly token: AccessTokenRow
+  readonly grant: GrantRow
+  readonly user: User
+}
+
+/**
+ * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
+ * person's authorization of one client; revoking it ends every code and token issued under it.
+ */
+export function createGrantStore(db: Db) {
+  return {
+    /** Stores a new grant and its authorization code together. */
+    async insertGrantWithCode(grant: GrantRow, code: CodeRow): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('grants').values(grant).execute()
+        await trx.insertInto('authorization_codes').values(code).execute()
+      })
+    },
+
+    /**
+     * Marks a code used, atomically: of two concurrent redemptions exactly one sees
+     * `redeemed`; the other, and every later one, sees `replayed`.
+     */
+    async redeemCode(codeDigest: string, now: number): Promise<CodeRedemption> {
+      const code = await db
+        .updateTable('authorization_codes')
+        .set({ consumed_at: now })
+        .where('code_digest', '=', codeDigest)
+        .where('consumed_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
+      if (code) return { status: 'redeemed', code }
+      const used = await db.selectFrom('authorization_codes').selectAll().where('code_digest', '=', codeDigest).executeTakeFirst()
+      return used ? { status: 'replayed', code: used } : { status: 'unknown' }
+    },
+
+    async findGrant(id: string): Promise<GrantRow | undefined> {
+      return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** Stores newly issued tokens and records the grant's use. */
+    async insertTokens(grantId: string, access: AccessTokenRow, refresh: RefreshTokenRow | undefined, now: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('access_tokens').values(access).execute()
+        if (refresh) await trx.insertInto('refresh_tokens').values(refresh).execute()
+        await trx
+          .updateTable('grants')
+          .set(refresh ? { last_used_at: now, expires_at: refresh.expires_at } : { last_used_at: now })
+          .where('id', '=', grantId)
+          .execute()
+      })
+    },
+
+    /**
+     * Marks a refresh token used, atomically. A token that was already rotated comes back as
+     * `reused`, with the time of its rotation, so the caller can decide what a replay means.
+     */
+    async rotateRefreshToken(tokenDigest: string, now: number): Promise<RefreshRotation> {
+      const token = await db
+        .updateTable('refresh_tokens')
+        .set({ rotated_at: now })
+        .where('token_digest', '=', tokenDigest)
+        .where('rotated_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
+      const row = token ?? (await db.selectFrom('refresh_tokens').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst())
+      if (!row) return { status: 'unknown' }
+      const grant = await db.selectFrom('grants').selectAll().where('id', '=', row.grant_id).executeTakeFirst()
+      if (!grant) return { status: 'unknown' }
+      return { status: token ? 'rotated' : 'reused', token: row, grant }
+    },
+
+    /** Ends a grant and deletes every token issued under it; idempotent. */
+    async revokeGrant(grantId: string, now: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', grantId).where('revoked_at', 'is', null).execute()
+        await trx.deleteFrom('access_tokens').where('grant_id', '=', grantId).execute()
+        await trx.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).execute()
+      })
+    },
+
+    /** Deletes one access token. */
+    async deleteAccessToken(tokenDigest: string): Promise<void> {
+      await db.deleteFrom('access_tokens').where('token_digest', '=', tokenDigest).execute()
+    },
+
+    async findRefreshToken(tokenDigest: string): Promise<RefreshTokenRow | undefined> {
+      return db.selectFrom('refresh_tokens').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst()
+    },
+
+    /**
+     * The access token with this digest if it is live: unexpired, its grant not revoked,
+     * its person not disabled. One indexed read joining three primary keys: the hot path of
+     * every API call.
+     */
+    async findLiveAccessToken(tokenDigest: string, now: number): Promise<LiveAccessToken | undefined> {
+      const row = await db
+        .selectFrom('access_tokens as t')
+        .innerJoin('grants as g', 'g.id', 't.grant_id')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .selectAll('u')
+        .select([
+          't.token_digest', 't.grant_id', 't.client_id', 't.user_id', 't.scope', 't.audience', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
+          'g.scope as g_scope', 'g.resource as g_resource', 'g.created_at as g_created_at', 'g.last_used_at as g_last_used_at', 'g.expires_at as g_expires_at', 'g.revoked_at as g_revoked_at',
+        ])
+        .where('t.token_digest', '=', tokenDigest)
+        .where('t.expires_at', '>', now)
+        .where('g.revoked_at', 'is', null)
+        .where('u.disabled_at', 'is', null)
+        .executeTakeFirst()
+      if (!row) return undefined
+      return {
+        token: {
+          token_digest: row.token_digest,
+          grant_id: row.grant_id,
+          client_id: row.client_id,
+          user_id: row.user_id,
+          scope: row.scope,
+          audience: row.audience,
+          created_at: row.t_created_at,
+          expires_at: row.t_expires_at,
+        },
+        grant: {
+          id: row.grant_id,
+          client_id: row.client_id,
+          user_id: row.user_id,
+          scope: row.g_scope,
+          resource: row.g_resource,
+          created_at: row.g_created_at,
+          last_used_at: row.g_last_used_at,
+          expires_at: row.g_expires_at,
+          revoked_at: row.g_revoked_at,
+        },
+        user: toUser(row),
+      }
+    },
+
+    /** Deletes what can no longer be used: expired codes, tokens, and grants long dead. */
+    async sweep(now: number): Promise<void> {
+      await db.deleteFrom('authorization_codes').where('expires_at', '<=', now - 3_600_000).execute()
+      await db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute()
+      await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).execute()
+      await db.deleteFrom('grants').where((eb) => eb.or([eb('expires_at', '<=', now), eb('revoked_at', '<=', now - 86_400_000)])).execute()
+    },
+  }
+}
+
+export type GrantStore = ReturnType<typeof createGrantStore>

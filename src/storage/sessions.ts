@@ -1,0 +1,44 @@
+import type { Db } from './schema.js'
+import { toUser, type User } from './users.js'
+
+/** A signed-in browser: the person, and when they proved who they are. */
+export interface Session {
+  readonly idDigest: string
+  readonly user: User
+  readonly authTime: number
+  readonly expiresAt: number
+}
+
+/** Server-side sign-in sessions, so every instance on one database shares them. */
+export function createSessionStore(db: Db) {
+  return {
+    async insert(input: { idDigest: string; userId: string; authTime: number; now: number; expiresAt: number }): Promise<void> {
+      await db
+        .insertInto('sessions')
+        .values({ id_digest: input.idDigest, user_id: input.userId, auth_time: input.authTime, created_at: input.now, expires_at: input.expiresAt })
+        .execute()
+    },
+    /** The live session with this digest, with its (enabled) user. */
+    async find(idDigest: string, now: number): Promise<Session | undefined> {
+      const row = await db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .selectAll('users')
+        .select(['sessions.id_digest', 'sessions.auth_time', 'sessions.expires_at'])
+        .where('sessions.id_digest', '=', idDigest)
+        .where('sessions.expires_at', '>', now)
+        .where('users.disabled_at', 'is', null)
+        .executeTakeFirst()
+      if (!row) return undefined
+      return { idDigest: row.id_digest, user: toUser(row), authTime: row.auth_time, expiresAt: row.expires_at }
+    },
+    async delete(idDigest: string): Promise<void> {
+      await db.deleteFrom('sessions').where('id_digest', '=', idDigest).execute()
+    },
+    async sweep(now: number): Promise<void> {
+      await db.deleteFrom('sessions').where('expires_at', '<=', now).execute()
+    },
+  }
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>

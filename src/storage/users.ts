@@ -1,0 +1,90 @@
+import type { Db, UserTable } from './schema.js'
+
+/** A person who can sign in. */
+export interface User {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  readonly role: UserTable['role']
+  readonly locale: string | undefined
+  readonly timezone: string | undefined
+  readonly avatarUrl: string | undefined
+  readonly bio: string | undefined
+  readonly notificationPreferences: Readonly<Record<string, boolean>> | undefined
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly disabledAt: number | undefined
+}
+
+export function toUser(row: UserTable): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    locale: row.locale ?? undefined,
+    timezone: row.timezone ?? undefined,
+    avatarUrl: row.avatar_url ?? undefined,
+    bio: row.bio ?? undefined,
+    notificationPreferences: row.notification_preferences ? (JSON.parse(row.notification_preferences) as Record<string, boolean>) : undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    disabledAt: row.disabled_at ?? undefined,
+  }
+}
+
+/** E-mail addresses are compared without regard to case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+export function createUserStore(db: Db) {
+  return {
+    async findById(id: string): Promise<User | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && toUser(row)
+    },
+    /** The user and their password hash, for signing in. */
+    async findCredentials(email: string): Promise<{ user: User; passwordHash: string } | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst()
+      return row && { user: toUser(row), passwordHash: row.password_hash }
+    },
+    async insert(input: { id: string; email: string; name: string; role: UserTable['role']; passwordHash: string; now: number }): Promise<User> {
+      const row: UserTable = {
+        id: input.id,
+        email: normalizeEmail(input.email),
+        name: input.name,
+        password_hash: input.passwordHash,
+        role: input.role,
+        locale: null,
+        timezone: null,
+        avatar_url: null,
+        bio: null,
+        notification_preferences: null,
+        created_at: input.now,
+        updated_at: input.now,
+        disabled_at: null,
+      }
+      await db.insertInto('users').values(row).execute()
+      return toUser(row)
+    },
+    /** Sets a new password hash; false when no such account. */
+    async setPasswordHash(email: string, passwordHash: string, now: number): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ password_hash: passwordHash, updated_at: now })
+        .where('email', '=', normalizeEmail(email))
+        .executeTakeFirst()
+      return Number(result.numUpdatedRows) > 0
+    },
+    async list(): Promise<User[]> {
+      return (await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()).map(toUser)
+    },
+    async count(): Promise<number> {
+      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+  }
+}
+
+export type UserStore = ReturnType<typeof createUserStore>
