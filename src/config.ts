@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { isEmailAddress } from './people/email.js'
 
 /** Everything Portico reads from its environment, parsed once and frozen. */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   /** Trust `X-Forwarded-*` from a proxy in front of Portico. */
   readonly trustProxy: boolean
   readonly lifetimes: Lifetimes
+  /** E-mail of the `owner` account created on first start (lower-cased). */
+  readonly ownerEmail: string
 }
 
 export type DatabaseConfig =
@@ -82,6 +85,10 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       idToken: parseSeconds('PORTICO_ID_TOKEN_TTL', get('PORTICO_ID_TOKEN_TTL'), 3600),
       session: parseSeconds('PORTICO_SESSION_TTL', get('PORTICO_SESSION_TTL'), 12 * 3600),
     }),
+    ownerEmail: parseEmail(
+      'PORTICO_OWNER_EMAIL',
+      get('PORTICO_OWNER_EMAIL') ?? 'owner@school.invalid',
+    ),
   })
 }
 
@@ -161,6 +168,11 @@ function parseBoolean(name: string, raw: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true
   if (['0', 'false', 'no', 'off'].includes(raw)) return false
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+function parseEmail(name: string, raw: string): string {
+  if (!isEmailAddress(raw)) throw new ConfigError(`${name} must be an e-mail address, got "${raw}"`)
+  return raw.toLowerCase()
 }
 
 function parseSecret(raw: string | undefined): string | undefined {

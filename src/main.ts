@@ -12,10 +12,11 @@ import { createAuthorizationRequestStore } from './storage/authorization-request
 import { createClientStore } from './storage/clients.js'
 import { createConsentStore } from './storage/consents.js'
 import { type Database, openDatabase, withExclusiveLock } from './storage/database.js'
-import { migrate } from './storage/migrate.js'
 import { createGrantStore } from './storage/grants.js'
+import { migrate } from './storage/migrate.js'
 import { createRateLimiter } from './storage/rate-limits.js'
 import { createResourceServerStore } from './storage/resource-servers.js'
+import { createSchoolStore } from './storage/school.js'
 import { createSessionStore } from './storage/sessions.js'
 import { createSigningKeyStore } from './storage/signing-keys.js'
 import { createUserStore } from './storage/users.js'
@@ -70,6 +71,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       grants: createGrantStore(database.db),
       consents: createConsentStore(database.db),
       resourceServers: createResourceServerStore(database.db),
+      school: createSchoolStore(database.db),
     }
   } catch (error) {
     await database.close()

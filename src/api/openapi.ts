@@ -14,6 +14,32 @@ export function buildOpenApiDocument(issuer: string, paths: OpenApiPaths): Recor
     servers: [{ url: issuer }],
     paths: sorted,
     components: {
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 problem details',
+          required: ['type', 'status', 'title', 'code'],
+          properties: {
+            type: { type: 'string' },
+            status: { type: 'integer' },
+            title: { type: 'string' },
+            detail: { type: 'string' },
+            code: { type: 'string' },
+            request_id: { type: 'string' },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  field: { type: 'string' },
+                  code: { type: 'string' },
+                  message: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import type { Args } from './args.js'
+import { clientsDelete, clientsList, clientsShow, grantsRevoke } from './commands/clients.js'
 import {
   integrationsCreate,
   integrationsDelete,
@@ -7,7 +8,9 @@ import {
 } from './commands/integrations.js'
 import { keysList, keysRotate } from './commands/keys.js'
 import { migrateCommand } from './commands/migrate.js'
+import { resourcesAdd, resourcesDelete, resourcesList } from './commands/resources.js'
 import { serve } from './commands/serve.js'
+import { usersAdd, usersList, usersSetPassword } from './commands/users.js'
 
 export interface Command {
   readonly name: string
@@ -60,6 +63,66 @@ export const COMMANDS: readonly Command[] = [
     usage: 'integrations delete CLIENT_ID',
     summary: 'delete an integration',
     run: integrationsDelete,
+  },
+  {
+    name: 'users add',
+    usage: 'users add --email E --name N --role R --password-stdin',
+    summary: 'add an account; the password is read from standard input',
+    run: usersAdd,
+  },
+  {
+    name: 'users set-password',
+    usage: 'users set-password --email E --password-stdin',
+    summary: 'set a new password (read from standard input) and sign the account out',
+    run: usersSetPassword,
+  },
+  {
+    name: 'users list',
+    usage: 'users list [--json]',
+    summary: 'list the accounts and their roles',
+    run: usersList,
+  },
+  {
+    name: 'clients list',
+    usage: 'clients list [--json]',
+    summary: 'list every client, self-registered and integrations',
+    run: clientsList,
+  },
+  {
+    name: 'clients show',
+    usage: 'clients show CLIENT_ID',
+    summary: 'show a client and who authorized it',
+    run: clientsShow,
+  },
+  {
+    name: 'clients delete',
+    usage: 'clients delete CLIENT_ID',
+    summary: 'delete a client, ending all its grants and tokens',
+    run: clientsDelete,
+  },
+  {
+    name: 'grants revoke',
+    usage: 'grants revoke [--client CLIENT_ID] [--user EMAIL]',
+    summary: 'revoke grants (and their tokens) of a client, a person, or both',
+    run: grantsRevoke,
+  },
+  {
+    name: 'resources add',
+    usage: 'resources add --identifier URI --name NAME',
+    summary: 'register another API behind Portico; prints its introspection credentials once',
+    run: resourcesAdd,
+  },
+  {
+    name: 'resources list',
+    usage: 'resources list',
+    summary: 'list registered resource servers',
+    run: resourcesList,
+  },
+  {
+    name: 'resources delete',
+    usage: 'resources delete RS_ID',
+    summary: 'delete a resource server',
+    run: resourcesDelete,
   },
 ]
 

@@ -1,19 +1,33 @@
 import cors from '@fastify/cors'
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import { accountRoutes } from './account-routes.js'
+import { apiRoutes } from './api-routes.js'
+import { authorizeRoutes } from './authorize-routes.js'
 import type { AppContext, AppDeps, RouteModule } from './deps.js'
 import { discoveryRoutes } from './discovery-routes.js'
 import { handleError } from './errors.js'
 import { healthRoutes } from './health-routes.js'
 import { parseStrictJson } from './json-body.js'
+import { loginRoutes } from './login-routes.js'
 import { openapiRoutes } from './openapi-routes.js'
 import { registrationRoutes } from './registration-routes.js'
+import { revocationRoutes } from './revocation-routes.js'
+import { tokenRoutes } from './token-routes.js'
+import { userinfoRoutes } from './userinfo-routes.js'
 
 /** Every route module, in registration order. Discovery and OpenAPI derive from this list. */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   healthRoutes,
   discoveryRoutes,
   registrationRoutes,
+  authorizeRoutes,
+  loginRoutes,
+  accountRoutes,
+  apiRoutes,
+  tokenRoutes,
+  userinfoRoutes,
+  revocationRoutes,
   openapiRoutes,
 ]
 

@@ -11,6 +11,7 @@ import type { Database } from '../storage/database.js'
 import type { GrantStore } from '../storage/grants.js'
 import type { RateLimiter } from '../storage/rate-limits.js'
 import type { ResourceServerStore } from '../storage/resource-servers.js'
+import type { SchoolStore } from '../storage/school.js'
 import type { SessionStore } from '../storage/sessions.js'
 import type { SigningKeyStore } from '../storage/signing-keys.js'
 import type { UserStore } from '../storage/users.js'
@@ -32,6 +33,7 @@ export interface AppDeps {
   readonly grants: GrantStore
   readonly consents: ConsentStore
   readonly resourceServers: ResourceServerStore
+  readonly school: SchoolStore
 }
 
 /** Endpoints that discovery may advertise, by their RFC 8414 / OIDC metadata name. */

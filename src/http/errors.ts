@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.js'
+import { errorPage } from '../views/error-page.js'
+import { sendPage } from './browser.js'
 import { ProblemError, problemBody } from './problem.js'
 
 /**
@@ -23,7 +26,22 @@ export function handleError(
   const headers = { 'cache-control': 'no-store', ...failure.headers }
   void reply.code(failure.status).headers(headers)
 
-  if ((request.routeOptions.config?.family ?? 'problem') === 'oauth') {
+  const family = request.routeOptions.config?.family ?? 'problem'
+  if (family === 'html') {
+    const title =
+      error instanceof AuthorizePageError
+        ? error.title
+        : failure.status >= 500
+          ? 'Something went wrong'
+          : 'Invalid request'
+    void sendPage(
+      reply,
+      failure.status,
+      errorPage({ title, message: failure.message, requestId: request.id }),
+    )
+    return
+  }
+  if (family === 'oauth') {
     const body = new OAuthError(oauthCode(error, failure), failure.message, failure.status).toJSON()
     void reply.type('application/json').send(body)
     return

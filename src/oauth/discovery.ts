@@ -50,7 +50,7 @@ export function authorizationServerMetadata(
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     }),
     ...(endpoints.introspection_endpoint && {
-      introspection_endpoint_auth_methods_supported: ['client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     }),
     service_documentation: `${issuer}/docs`,
   }

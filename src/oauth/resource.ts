@@ -14,7 +14,12 @@ export async function resolveResource(
   if (value === undefined) return issuer
   const trimmed = value.endsWith('/') ? value.slice(0, -1) : value
   if (trimmed === issuer) return issuer
-  const registered = (await resourceServers.findByIdentifier(value)) ?? (await resourceServers.findByIdentifier(trimmed))
+  const registered =
+    (await resourceServers.findByIdentifier(value)) ??
+    (await resourceServers.findByIdentifier(trimmed))
   if (registered) return registered.identifier
-  throw new OAuthError('invalid_target', 'resource must be this server\'s API identifier or an API registered with it (RFC 8707)')
+  throw new OAuthError(
+    'invalid_target',
+    "resource must be this server's API identifier or an API registered with it (RFC 8707)",
+  )
 }

@@ -3,7 +3,14 @@ import { ALL_SCOPES } from './scopes.js'
 
 export type Role = UserTable['role']
 
-export const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant', 'student']
+export const ROLES: readonly Role[] = [
+  'owner',
+  'admin',
+  'editor',
+  'lecturer',
+  'teaching_assistant',
+  'student',
+]
 
 /** What every person may grant about themselves. */
 const PERSONAL = ['openid', 'profile', 'email', 'account:read', 'account:write']
@@ -20,10 +27,28 @@ const GRANTABLE: Record<Role, readonly string[]> = {
   admin: ALL_SCOPES,
   editor: [
     ...PERSONAL,
-    ...rw('courses', 'curriculum', 'lecturers', 'posts', 'pages', 'events', 'digital_products', 'membership_plans', 'coupons', 'appearance', 'storage'),
+    ...rw(
+      'courses',
+      'curriculum',
+      'lecturers',
+      'posts',
+      'pages',
+      'events',
+      'digital_products',
+      'membership_plans',
+      'coupons',
+      'appearance',
+      'storage',
+    ),
     ...read('school', 'students', 'orders', 'analytics', 'comments', 'forms', 'subscriptions'),
   ],
-  lecturer: [...PERSONAL, 'courses:read', ...rw('curriculum', 'events', 'lecturers', 'storage'), 'students:read', 'comments:read'],
+  lecturer: [
+    ...PERSONAL,
+    'courses:read',
+    ...rw('curriculum', 'events', 'lecturers', 'storage'),
+    'students:read',
+    'comments:read',
+  ],
   teaching_assistant: [
     ...PERSONAL,
     ...read('courses', 'curriculum', 'comments', 'forms', 'subscriptions', 'orders'),

@@ -41,7 +41,10 @@ export function encrypt(key: Buffer, plaintext: string, context: string): string
 export function decrypt(key: Buffer, sealed: string, context: string): string {
   const [version, iv, body, tag] = sealed.split('.')
   if (version !== 'v1' || !iv || !body || !tag) throw new Error('unknown encrypted format')
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+  // A pinned tag length: otherwise a truncated (4-byte) tag would still verify.
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+    authTagLength: 16,
+  })
   decipher.setAAD(Buffer.from(context, 'utf8'))
   decipher.setAuthTag(Buffer.from(tag, 'base64url'))
   return Buffer.concat([

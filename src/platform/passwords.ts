@@ -22,7 +22,10 @@ let decoy: Promise<string> | undefined
  * Checks a password against a stored hash; with no hash (no such account) it still does
  * the same work and answers false, so timing does not tell whether the account exists.
  */
-export async function verifyPassword(password: string, storedHash: string | undefined): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  storedHash: string | undefined,
+): Promise<boolean> {
   if (password.length > MAX_PASSWORD_LENGTH) return false
   if (storedHash === undefined) {
     decoy ??= hashPassword('portico decoy password that matches nothing')
@@ -38,7 +41,9 @@ export async function verifyPassword(password: string, storedHash: string | unde
 
 /** Why a new password is not acceptable, or undefined when it is. */
 export function checkNewPassword(password: string): string | undefined {
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `the password must be at least ${MIN_PASSWORD_LENGTH} characters`
-  if (password.length > MAX_PASSWORD_LENGTH) return `the password must be at most ${MAX_PASSWORD_LENGTH} characters`
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    return `the password must be at least ${MIN_PASSWORD_LENGTH} characters`
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `the password must be at most ${MAX_PASSWORD_LENGTH} characters`
   return undefined
 }

@@ -9,7 +9,11 @@ export function createAuthorizationRequestStore(db: Db) {
       await db.insertInto('authorization_requests').values(row).execute()
     },
     async find(idDigest: string): Promise<AuthorizationRequestRow | undefined> {
-      return db.selectFrom('authorization_requests').selectAll().where('id_digest', '=', idDigest).executeTakeFirst()
+      return db
+        .selectFrom('authorization_requests')
+        .selectAll()
+        .where('id_digest', '=', idDigest)
+        .executeTakeFirst()
     },
     /** Ties the request to the session that will decide it, with a fresh CSRF token digest. */
     async bindSession(idDigest: string, sessionDigest: string, csrfDigest: string): Promise<void> {

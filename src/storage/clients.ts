@@ -65,6 +65,14 @@ export function createClientStore(db: Db) {
         })
         .execute()
     },
+    /** Records that the client was just used (shown on the connected-apps page). */
+    async touch(clientId: string, now: number): Promise<void> {
+      await db
+        .updateTable('clients')
+        .set({ last_used_at: now })
+        .where('client_id', '=', clientId)
+        .execute()
+    },
     async list(kind?: ClientTable['kind']): Promise<Client[]> {
       let query = db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('client_id')
       if (kind) query = query.where('kind', '=', kind)

@@ -1,4 +1,11 @@
-import type { AccessTokenTable, AuthorizationCodeTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
+import { findRefreshGrant, type RefreshGrant, storeTokens } from './grant-tokens.js'
+import type {
+  AccessTokenTable,
+  AuthorizationCodeTable,
+  Db,
+  GrantTable,
+  RefreshTokenTable,
+} from './schema.js'
 import { toUser, type User } from './users.js'
 
 export type GrantRow = GrantTable
@@ -17,6 +24,21 @@ export type RefreshRotation =
   | { readonly status: 'rotated'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
   | { readonly status: 'reused'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
   | { readonly status: 'unknown' }
+
+/** A grant as the connected-apps page and the CLI show it. */
+export interface GrantListing {
+  readonly id: string
+  readonly clientId: string
+  readonly clientName: string | undefined
+  readonly clientKind: 'self_registered' | 'integration'
+  readonly userId: string
+  readonly userEmail: string
+  readonly userName: string
+  readonly scope: string
+  readonly resource: string
+  readonly createdAt: number
+  readonly lastUsedAt: number | undefined
+}
 
 /** An access token that is live right now, with its grant and person. */
 export interface LiveAccessToken {
@@ -52,7 +74,11 @@ export function createGrantStore(db: Db) {
         .returningAll()
         .executeTakeFirst()
       if (code) return { status: 'redeemed', code }
-      const used = await db.selectFrom('authorization_codes').selectAll().where('code_digest', '=', codeDigest).executeTakeFirst()
+      const used = await db
+        .selectFrom('authorization_codes')
+        .selectAll()
+        .where('code_digest', '=', codeDigest)
+        .executeTakeFirst()
       return used ? { status: 'replayed', code: used } : { status: 'unknown' }
     },
 
@@ -60,17 +86,19 @@ export function createGrantStore(db: Db) {
       return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    /** Stores newly issued tokens and records the grant's use. */
-    async insertTokens(grantId: string, access: AccessTokenRow, refresh: RefreshTokenRow | undefined, now: number): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('access_tokens').values(access).execute()
-        if (refresh) await trx.insertInto('refresh_tokens').values(refresh).execute()
-        await trx
-          .updateTable('grants')
-          .set(refresh ? { last_used_at: now, expires_at: refresh.expires_at } : { last_used_at: now })
-          .where('id', '=', grantId)
-          .execute()
-      })
+    /**
+     * Stores newly issued tokens and records the grant's use, atomically. With `rotates`, the
+     * refresh token of that digest is marked rotated in the same step and nothing is stored
+     * unless it was still unrotated: false means another request rotated it first.
+     */
+    async insertTokens(
+      grantId: string,
+      access: AccessTokenRow,
+      refresh: RefreshTokenRow | undefined,
+      now: number,
+      rotates?: string,
+    ): Promise<boolean> {
+      return storeTokens(db, { grantId, access, refresh, now, rotates })
     },
 
     /**
@@ -85,9 +113,19 @@ export function createGrantStore(db: Db) {
         .where('rotated_at', 'is', null)
         .returningAll()
         .executeTakeFirst()
-      const row = token ?? (await db.selectFrom('refresh_tokens').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst())
+      const row =
+        token ??
+        (await db
+          .selectFrom('refresh_tokens')
+          .selectAll()
+          .where('token_digest', '=', tokenDigest)
+          .executeTakeFirst())
       if (!row) return { status: 'unknown' }
-      const grant = await db.selectFrom('grants').selectAll().where('id', '=', row.grant_id).executeTakeFirst()
+      const grant = await db
+        .selectFrom('grants')
+        .selectAll()
+        .where('id', '=', row.grant_id)
+        .executeTakeFirst()
       if (!grant) return { status: 'unknown' }
       return { status: token ? 'rotated' : 'reused', token: row, grant }
     },
@@ -95,7 +133,12 @@ export function createGrantStore(db: Db) {
     /** Ends a grant and deletes every token issued under it; idempotent. */
     async revokeGrant(grantId: string, now: number): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('grants').set({ revoked_at: now }).where('id', '=', grantId).where('revoked_at', 'is', null).execute()
+        await trx
+          .updateTable('grants')
+          .set({ revoked_at: now })
+          .where('id', '=', grantId)
+          .where('revoked_at', 'is', null)
+          .execute()
         await trx.deleteFrom('access_tokens').where('grant_id', '=', grantId).execute()
         await trx.deleteFrom('refresh_tokens').where('grant_id', '=', grantId).execute()
       })
@@ -106,8 +149,25 @@ export function createGrantStore(db: Db) {
       await db.deleteFrom('access_tokens').where('token_digest', '=', tokenDigest).execute()
     },
 
+    /** The refresh token with its grant and the state of the grant's person, in one read. */
+    async findRefreshGrant(tokenDigest: string): Promise<RefreshGrant | undefined> {
+      return findRefreshGrant(db, tokenDigest)
+    },
+
+    async findAccessToken(tokenDigest: string): Promise<AccessTokenRow | undefined> {
+      return db
+        .selectFrom('access_tokens')
+        .selectAll()
+        .where('token_digest', '=', tokenDigest)
+        .executeTakeFirst()
+    },
+
     async findRefreshToken(tokenDigest: string): Promise<RefreshTokenRow | undefined> {
-      return db.selectFrom('refresh_tokens').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst()
+      return db
+        .selectFrom('refresh_tokens')
+        .selectAll()
+        .where('token_digest', '=', tokenDigest)
+        .executeTakeFirst()
     },
 
     /**
@@ -115,15 +175,30 @@ export function createGrantStore(db: Db) {
      * its person not disabled. One indexed read joining three primary keys: the hot path of
      * every API call.
      */
-    async findLiveAccessToken(tokenDigest: string, now: number): Promise<LiveAccessToken | undefined> {
+    async findLiveAccessToken(
+      tokenDigest: string,
+      now: number,
+    ): Promise<LiveAccessToken | undefined> {
       const row = await db
         .selectFrom('access_tokens as t')
         .innerJoin('grants as g', 'g.id', 't.grant_id')
         .innerJoin('users as u', 'u.id', 't.user_id')
         .selectAll('u')
         .select([
-          't.token_digest', 't.grant_id', 't.client_id', 't.user_id', 't.scope', 't.audience', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
-          'g.scope as g_scope', 'g.resource as g_resource', 'g.created_at as g_created_at', 'g.last_used_at as g_last_used_at', 'g.expires_at as g_expires_at', 'g.revoked_at as g_revoked_at',
+          't.token_digest',
+          't.grant_id',
+          't.client_id',
+          't.user_id',
+          't.scope',
+          't.audience',
+          't.created_at as t_created_at',
+          't.expires_at as t_expires_at',
+          'g.scope as g_scope',
+          'g.resource as g_resource',
+          'g.created_at as g_created_at',
+          'g.last_used_at as g_last_used_at',
+          'g.expires_at as g_expires_at',
+          'g.revoked_at as g_revoked_at',
         ])
         .where('t.token_digest', '=', tokenDigest)
         .where('t.expires_at', '>', now)
@@ -157,12 +232,71 @@ export function createGrantStore(db: Db) {
       }
     },
 
+    /**
+     * Live grants (not revoked, not expired) with their client and person, newest first:
+     * one person's, or with no user id every grant at the school.
+     */
+    async listLive(now: number, userId?: string): Promise<GrantListing[]> {
+      let query = db
+        .selectFrom('grants as g')
+        .innerJoin('clients as c', 'c.client_id', 'g.client_id')
+        .innerJoin('users as u', 'u.id', 'g.user_id')
+        .select([
+          'g.id',
+          'g.client_id',
+          'g.user_id',
+          'g.scope',
+          'g.resource',
+          'g.created_at',
+          'g.last_used_at',
+          'c.client_name',
+          'c.kind',
+          'u.email',
+          'u.name',
+        ])
+        .where('g.revoked_at', 'is', null)
+        .where('g.expires_at', '>', now)
+        .orderBy('g.created_at', 'desc')
+        .orderBy('g.id')
+      if (userId !== undefined) query = query.where('g.user_id', '=', userId)
+      const rows = await query.execute()
+      return rows.map((r) => ({
+        id: r.id,
+        clientId: r.client_id,
+        clientName: r.client_name ?? undefined,
+        clientKind: r.kind,
+        userId: r.user_id,
+        userEmail: r.email,
+        userName: r.name,
+        scope: r.scope,
+        resource: r.resource,
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at ?? undefined,
+      }))
+    },
+
+    /** Ids of the live grants of a client, of a person, or of both. */
+    async liveGrantIds(filter: { clientId?: string; userId?: string }): Promise<string[]> {
+      let query = db.selectFrom('grants').select('id').where('revoked_at', 'is', null)
+      if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId)
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
+      return (await query.execute()).map((r) => r.id)
+    },
+
     /** Deletes what can no longer be used: expired codes, tokens, and grants long dead. */
     async sweep(now: number): Promise<void> {
-      await db.deleteFrom('authorization_codes').where('expires_at', '<=', now - 3_600_000).execute()
+      await db
+        .deleteFrom('authorization_codes')
+        .where('expires_at', '<=', now - 3_600_000)
+        .execute()
       await db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute()
       await db.deleteFrom('refresh_tokens').where('expires_at', '<=', now).execute()
-      await db.deleteFrom('grants').where((eb) => eb.or([eb('expires_at', '<=', now), eb('revoked_at', '<=', now - 86_400_000)])).execute()
+      await db
+        .deleteFrom('grants')
+        .where((eb) =>
+          eb.or([eb('expires_at', '<=', now), eb('revoked_at', '<=', now - 86_400_000)]),
+        )
+        .execute()
     },
   }
 }

@@ -33,6 +33,25 @@ export function createRateLimiter(db: Db) {
         retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
       }
     },
+    /** The current count without adding to it, for limits that count only failures. */
+    async peek(
+      bucket: string,
+      subject: string,
+      limit: number,
+      windowMs: number,
+      now: number,
+    ): Promise<RateLimitVerdict> {
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const row = await db
+        .selectFrom('rate_limits')
+        .select('count')
+        .where('key', '=', `${bucket}:${windowStart}:${subject}`)
+        .executeTakeFirst()
+      return {
+        allowed: Number(row?.count ?? 0) < limit,
+        retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)),
+      }
+    },
     async sweep(before: number): Promise<void> {
       await db.deleteFrom('rate_limits').where('window_start', '<', before).execute()
     },

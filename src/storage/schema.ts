@@ -12,14 +12,32 @@ export interface Schema {
   rate_limits: { key: string; window_start: number; count: number }
   school: { id: string; name: string; created_at: number; updated_at: number }
   users: UserTable
-  sessions: { id_digest: string; user_id: string; auth_time: number; created_at: number; expires_at: number }
+  sessions: {
+    id_digest: string
+    user_id: string
+    auth_time: number
+    created_at: number
+    expires_at: number
+  }
   authorization_requests: AuthorizationRequestTable
   grants: GrantTable
   authorization_codes: AuthorizationCodeTable
   refresh_tokens: RefreshTokenTable
   access_tokens: AccessTokenTable
-  consents: { user_id: string; client_id: string; scope: string; resource: string; created_at: number }
-  resource_servers: { id: string; identifier: string; name: string; secret_digest: string; created_at: number }
+  consents: {
+    user_id: string
+    client_id: string
+    scope: string
+    resource: string
+    created_at: number
+  }
+  resource_servers: {
+    id: string
+    identifier: string
+    name: string
+    secret_digest: string
+    created_at: number
+  }
 }
 
 export type Db = Kysely<Schema>

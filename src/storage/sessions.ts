@@ -12,10 +12,22 @@ export interface Session {
 /** Server-side sign-in sessions, so every instance on one database shares them. */
 export function createSessionStore(db: Db) {
   return {
-    async insert(input: { idDigest: string; userId: string; authTime: number; now: number; expiresAt: number }): Promise<void> {
+    async insert(input: {
+      idDigest: string
+      userId: string
+      authTime: number
+      now: number
+      expiresAt: number
+    }): Promise<void> {
       await db
         .insertInto('sessions')
-        .values({ id_digest: input.idDigest, user_id: input.userId, auth_time: input.authTime, created_at: input.now, expires_at: input.expiresAt })
+        .values({
+          id_digest: input.idDigest,
+          user_id: input.userId,
+          auth_time: input.authTime,
+          created_at: input.now,
+          expires_at: input.expiresAt,
+        })
         .execute()
     },
     /** The live session with this digest, with its (enabled) user. */
@@ -30,7 +42,12 @@ export function createSessionStore(db: Db) {
         .where('users.disabled_at', 'is', null)
         .executeTakeFirst()
       if (!row) return undefined
-      return { idDigest: row.id_digest, user: toUser(row), authTime: row.auth_time, expiresAt: row.expires_at }
+      return {
+        idDigest: row.id_digest,
+        user: toUser(row),
+        authTime: row.auth_time,
+        expiresAt: row.expires_at,
+      }
     },
     async delete(idDigest: string): Promise<void> {
       await db.deleteFrom('sessions').where('id_digest', '=', idDigest).execute()

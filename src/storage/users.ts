@@ -26,11 +26,23 @@ export function toUser(row: UserTable): User {
     timezone: row.timezone ?? undefined,
     avatarUrl: row.avatar_url ?? undefined,
     bio: row.bio ?? undefined,
-    notificationPreferences: row.notification_preferences ? (JSON.parse(row.notification_preferences) as Record<string, boolean>) : undefined,
+    notificationPreferences: row.notification_preferences
+      ? (JSON.parse(row.notification_preferences) as Record<string, boolean>)
+      : undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     disabledAt: row.disabled_at ?? undefined,
   }
+}
+
+/** Profile fields a person may change about themselves; null clears a field. */
+export interface ProfileChanges {
+  readonly name?: string
+  readonly avatarUrl?: string | null
+  readonly locale?: string | null
+  readonly timezone?: string | null
+  readonly bio?: string | null
+  readonly notificationPreferences?: Readonly<Record<string, boolean>>
 }
 
 /** E-mail addresses are compared without regard to case. */
@@ -45,11 +57,24 @@ export function createUserStore(db: Db) {
       return row && toUser(row)
     },
     /** The user and their password hash, for signing in. */
-    async findCredentials(email: string): Promise<{ user: User; passwordHash: string } | undefined> {
-      const row = await db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst()
+    async findCredentials(
+      email: string,
+    ): Promise<{ user: User; passwordHash: string } | undefined> {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('email', '=', normalizeEmail(email))
+        .executeTakeFirst()
       return row && { user: toUser(row), passwordHash: row.password_hash }
     },
-    async insert(input: { id: string; email: string; name: string; role: UserTable['role']; passwordHash: string; now: number }): Promise<User> {
+    async insert(input: {
+      id: string
+      email: string
+      name: string
+      role: UserTable['role']
+      passwordHash: string
+      now: number
+    }): Promise<User> {
       const row: UserTable = {
         id: input.id,
         email: normalizeEmail(input.email),
@@ -77,11 +102,34 @@ export function createUserStore(db: Db) {
         .executeTakeFirst()
       return Number(result.numUpdatedRows) > 0
     },
+    /** Updates profile fields; returns the updated user, or undefined when gone. */
+    async updateProfile(
+      id: string,
+      changes: ProfileChanges,
+      now: number,
+    ): Promise<User | undefined> {
+      const set: Partial<UserTable> = { updated_at: now }
+      if (changes.name !== undefined) set.name = changes.name
+      if (changes.avatarUrl !== undefined) set.avatar_url = changes.avatarUrl
+      if (changes.locale !== undefined) set.locale = changes.locale
+      if (changes.timezone !== undefined) set.timezone = changes.timezone
+      if (changes.bio !== undefined) set.bio = changes.bio
+      if (changes.notificationPreferences !== undefined)
+        set.notification_preferences = JSON.stringify(changes.notificationPreferences)
+      await db.updateTable('users').set(set).where('id', '=', id).execute()
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+      return row && toUser(row)
+    },
     async list(): Promise<User[]> {
-      return (await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()).map(toUser)
+      return (
+        await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()
+      ).map(toUser)
     },
     async count(): Promise<number> {
-      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
       return Number(row.n)
     },
   }

@@ -28,17 +28,7 @@ export function checkClientMetadata(body: unknown, options: LoopbackOptions): Cl
   }
   const input = body as Record<string, unknown>
 
-  const redirectUris = stringArray(input, 'redirect_uris')
-  if (redirectUris === undefined) throw invalid('redirect_uris is required')
-  if (redirectUris.length > MAX_REDIRECT_URIS)
-    throw invalid(`at most ${MAX_REDIRECT_URIS} redirect_uris`)
-  if (new Set(redirectUris).size !== redirectUris.length)
-    throw invalid('redirect_uris has duplicates')
-  for (const uri of redirectUris) {
-    if (!isAllowedLoopbackUri(uri, options)) {
-      throw new OAuthError('invalid_redirect_uri', `${describe(uri)} refused: ${LOOPBACK_RULE}`)
-    }
-  }
+  const redirectUris = redirectUriList(input.redirect_uris, options)
 
   const grantTypes = oneOfArray(input, 'grant_types', GRANT_TYPES) ?? [
     'authorization_code',
@@ -71,6 +61,28 @@ function invalid(description: string): OAuthError {
 function describe(value: string): string {
   const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value
   return JSON.stringify(shown)
+}
+
+/** `redirect_uris`: every entry that is not an accepted loopback URI is invalid_redirect_uri. */
+function redirectUriList(value: unknown, options: LoopbackOptions): string[] {
+  if (value === undefined) throw invalid('redirect_uris is required')
+  if (!Array.isArray(value)) throw invalid('redirect_uris must be an array of strings')
+  if (value.length === 0) throw invalid('redirect_uris must not be empty')
+  if (value.length > MAX_REDIRECT_URIS) throw invalid(`at most ${MAX_REDIRECT_URIS} redirect_uris`)
+  for (const uri of value) {
+    if (typeof uri !== 'string') {
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        `every redirect URI must be a string: ${LOOPBACK_RULE}`,
+      )
+    }
+    if (!isAllowedLoopbackUri(uri, options)) {
+      throw new OAuthError('invalid_redirect_uri', `${describe(uri)} refused: ${LOOPBACK_RULE}`)
+    }
+  }
+  const uris = value as string[]
+  if (new Set(uris).size !== uris.length) throw invalid('redirect_uris has duplicates')
+  return uris
 }
 
 function stringArray(input: Record<string, unknown>, key: string): string[] | undefined {

@@ -15,6 +15,9 @@ export const INTEGRATION_RULE =
 
 const MAX_LENGTH = 2000
 
+/** A DNS name (no trailing dot, no `*` an operator could mistake for a wildcard) or an IP literal. */
+const HOSTNAME = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/
+
 export interface LoopbackOptions {
   /** Also accept `localhost` and `[::1]` (RFC 8252 §7.3; off by default). */
   readonly allowHostnames: boolean
@@ -58,8 +61,7 @@ export function isAllowedIntegrationUri(uri: string): boolean {
   } catch {
     return false
   }
-  if (url.username || url.password || url.hostname === '' || url.hostname.endsWith('.'))
-    return false
+  if (url.username || url.password || !HOSTNAME.test(url.hostname)) return false
   const pathOnly = url.pathname
   return isCleanPath(pathOnly) && isCanonical(uri)
 }
@@ -81,18 +83,22 @@ function isCanonical(uri: string): boolean {
   }
 }
 
+const LOOPBACK_IP_PRESENTED = /^http:\/\/(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,4})(\/.*)$/
+const LOOPBACK_IP_REGISTERED = /^http:\/\/(127\.0\.0\.1|\[::1\]):[0-9]+(\/.*)$/
+
 /**
  * Whether a redirect URI presented at the authorization endpoint matches a registered one:
- * exact string comparison, except that for registered `http://127.0.0.1` callbacks the port
- * may differ (RFC 8252 §7.3), since a native app picks a free port each time.
+ * exact string comparison, except that for registered loopback IP callbacks
+ * (`http://127.0.0.1`, and `http://[::1]` where allowed) the port may differ (RFC 8252 §7.3),
+ * since a native app picks a free port each time.
  */
 export function redirectUriMatches(registered: readonly string[], presented: string): boolean {
   if (registered.includes(presented)) return true
-  const loopback = /^http:\/\/127\.0\.0\.1:([1-9][0-9]{0,4})(\/.*)$/.exec(presented)
-  if (!loopback || Number(loopback[1]) > 65535) return false
-  const withoutPort = `http://127.0.0.1${loopback[2]}`
+  const loopback = LOOPBACK_IP_PRESENTED.exec(presented)
+  if (!loopback || Number(loopback[2]) > 65535) return false
+  const withoutPort = `http://${loopback[1]}${loopback[3]}`
   return registered.some((uri) => {
-    const r = /^http:\/\/127\.0\.0\.1:[0-9]+(\/.*)$/.exec(uri)
-    return r !== null && `http://127.0.0.1${r[1]}` === withoutPort
+    const r = LOOPBACK_IP_REGISTERED.exec(uri)
+    return r !== null && `http://${r[1]}${r[2]}` === withoutPort
   })
 }

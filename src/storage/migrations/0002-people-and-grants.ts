@@ -38,12 +38,18 @@ export const peopleAndGrants: Migration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .execute()
     await db.schema.createIndex('sessions_user_idx').on('sessions').column('user_id').execute()
-    await db.schema.createIndex('sessions_expires_idx').on('sessions').column('expires_at').execute()
+    await db.schema
+      .createIndex('sessions_expires_idx')
+      .on('sessions')
+      .column('expires_at')
+      .execute()
 
     await db.schema
       .createTable('authorization_requests')
       .addColumn('id_digest', 'text', (c) => c.primaryKey())
-      .addColumn('client_id', 'text', (c) => c.notNull().references('clients.client_id').onDelete('cascade'))
+      .addColumn('client_id', 'text', (c) =>
+        c.notNull().references('clients.client_id').onDelete('cascade'),
+      )
       .addColumn('params', 'text', (c) => c.notNull())
       .addColumn('browser_digest', 'text', (c) => c.notNull())
       .addColumn('csrf_digest', 'text', (c) => c.notNull())
@@ -52,12 +58,18 @@ export const peopleAndGrants: Migration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('consumed_at', 'bigint')
       .execute()
-    await db.schema.createIndex('authorization_requests_expires_idx').on('authorization_requests').column('expires_at').execute()
+    await db.schema
+      .createIndex('authorization_requests_expires_idx')
+      .on('authorization_requests')
+      .column('expires_at')
+      .execute()
 
     await db.schema
       .createTable('grants')
       .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('client_id', 'text', (c) => c.notNull().references('clients.client_id').onDelete('cascade'))
+      .addColumn('client_id', 'text', (c) =>
+        c.notNull().references('clients.client_id').onDelete('cascade'),
+      )
       .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
       .addColumn('scope', 'text', (c) => c.notNull())
       .addColumn('resource', 'text', (c) => c.notNull())
@@ -85,7 +97,11 @@ export const peopleAndGrants: Migration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('consumed_at', 'bigint')
       .execute()
-    await db.schema.createIndex('authorization_codes_expires_idx').on('authorization_codes').column('expires_at').execute()
+    await db.schema
+      .createIndex('authorization_codes_expires_idx')
+      .on('authorization_codes')
+      .column('expires_at')
+      .execute()
 
     await db.schema
       .createTable('refresh_tokens')
@@ -97,8 +113,16 @@ export const peopleAndGrants: Migration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('rotated_at', 'bigint')
       .execute()
-    await db.schema.createIndex('refresh_tokens_grant_idx').on('refresh_tokens').column('grant_id').execute()
-    await db.schema.createIndex('refresh_tokens_expires_idx').on('refresh_tokens').column('expires_at').execute()
+    await db.schema
+      .createIndex('refresh_tokens_grant_idx')
+      .on('refresh_tokens')
+      .column('grant_id')
+      .execute()
+    await db.schema
+      .createIndex('refresh_tokens_expires_idx')
+      .on('refresh_tokens')
+      .column('expires_at')
+      .execute()
 
     await db.schema
       .createTable('access_tokens')
@@ -111,13 +135,23 @@ export const peopleAndGrants: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .execute()
-    await db.schema.createIndex('access_tokens_grant_idx').on('access_tokens').column('grant_id').execute()
-    await db.schema.createIndex('access_tokens_expires_idx').on('access_tokens').column('expires_at').execute()
+    await db.schema
+      .createIndex('access_tokens_grant_idx')
+      .on('access_tokens')
+      .column('grant_id')
+      .execute()
+    await db.schema
+      .createIndex('access_tokens_expires_idx')
+      .on('access_tokens')
+      .column('expires_at')
+      .execute()
 
     await db.schema
       .createTable('consents')
       .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-      .addColumn('client_id', 'text', (c) => c.notNull().references('clients.client_id').onDelete('cascade'))
+      .addColumn('client_id', 'text', (c) =>
+        c.notNull().references('clients.client_id').onDelete('cascade'),
+      )
       .addColumn('scope', 'text', (c) => c.notNull())
       .addColumn('resource', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())

@@ -1,0 +1,88 @@
+import type { FastifyRequest } from 'fastify'
+import { type BearerDeps, bearerChallenge, checkBearer } from '../http/bearer.js'
+import { ProblemError } from '../http/problem.js'
+import { roleAllows } from '../oauth/roles.js'
+import type { User } from '../storage/users.js'
+
+/** Who is calling the business API. */
+export type Caller =
+  | { readonly kind: 'anonymous' }
+  | {
+      readonly kind: 'token'
+      readonly user: User
+      readonly clientId: string
+      readonly grantId: string
+      /** Granted scopes ∩ what the person's role allows today (a demotion bites at once). */
+      readonly scopes: ReadonlySet<string>
+    }
+
+/**
+ * Decides who is calling from the Authorization header alone. No header: anonymous. A
+ * malformed, unknown, expired, revoked or foreign-audience token: 401 `invalid_token`,
+ * never a downgrade to anonymous.
+ */
+export async function identifyCaller(
+  request: FastifyRequest,
+  deps: BearerDeps,
+  issuer: string,
+): Promise<Caller> {
+  const check = await checkBearer(deps, request.headers.authorization, issuer)
+  if (check.status === 'anonymous') return { kind: 'anonymous' }
+  if (check.status === 'invalid') {
+    throw new ProblemError(
+      401,
+      {
+        code: 'invalid_token',
+        error: 'invalid_token',
+        title: 'Unauthorized',
+        detail: check.description,
+      },
+      {
+        'www-authenticate': bearerChallenge(issuer, {
+          error: 'invalid_token',
+          description: check.description,
+        }),
+      },
+    )
+  }
+  const { user, token, grant } = check.live
+  const scopes = new Set([...check.scopes].filter((s) => roleAllows(user.role, s)))
+  return { kind: 'token', user, clientId: token.client_id, grantId: grant.id, scopes }
+}
+
+/**
+ * Demands `scope`. Anonymous callers get 401 with a bare challenge pointing at the resource
+ * metadata (RFC 6750 §3.1: no error code when no credentials were sent); a token without
+ * the scope gets 403 `insufficient_scope` naming it.
+ */
+export function requireScope(
+  caller: Caller,
+  scope: string,
+  issuer: string,
+): Extract<Caller, { kind: 'token' }> {
+  if (caller.kind === 'anonymous') {
+    throw new ProblemError(
+      401,
+      {
+        code: 'unauthenticated',
+        title: 'Unauthorized',
+        detail: `this operation needs an access token with the ${scope} scope`,
+      },
+      { 'www-authenticate': bearerChallenge(issuer) },
+    )
+  }
+  if (!caller.scopes.has(scope)) {
+    throw new ProblemError(
+      403,
+      {
+        code: 'insufficient_scope',
+        error: 'insufficient_scope',
+        title: 'Forbidden',
+        detail: `this operation needs the ${scope} scope, granted to the token and allowed for your role`,
+        required_scopes: [scope],
+      },
+      { 'www-authenticate': bearerChallenge(issuer, { error: 'insufficient_scope', scope }) },
+    )
+  }
+  return caller
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto'
+import { ProblemError } from '../http/problem.js'
+
+/** RFC 3339 UTC, as every timestamp of the API is written. */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** A strong ETag over an object's JSON representation. */
+export function etagOf(body: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`
+}
+
+/** RFC 9110 §13.1.1: a write with If-Match proceeds only when one of its tags is current. */
+export function checkIfMatch(header: string | undefined, current: string): void {
+  if (header === undefined) return
+  const tags = header.split(',').map((t) => t.trim())
+  if (tags.includes('*') || tags.includes(current)) return
+  throw new ProblemError(412, {
+    code: 'precondition_failed',
+    title: 'Precondition Failed',
+    detail:
+      'the resource changed since you read it (If-Match does not match its ETag); read it again and retry',
+  })
+}
+
+export interface FieldError {
+  readonly field: string
+  readonly code: string
+  readonly message: string
+}
+
+/** 422 with a field-level list (RFC 9457 extension member `errors`). */
+export function validationFailed(errors: readonly FieldError[]): ProblemError {
+  return new ProblemError(422, {
+    code: 'validation_failed',
+    title: 'Unprocessable Content',
+    detail:
+      errors.length === 1
+        ? (errors[0]?.message ?? 'invalid input')
+        : `${errors.length} fields are invalid`,
+    errors,
+  })
+}
+
+/**
+ * A JSON write must be sent as JSON: a form or plain text that a parser happened to read is
+ * refused with 415, never taken as the object it resembles.
+ */
+export function requireJsonContent(contentType: string | undefined): void {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase()
+  if (type === 'application/json') return
+  throw new ProblemError(415, {
+    code: 'unsupported_media_type',
+    title: 'Unsupported Media Type',
+    detail: 'send the request body as application/json',
+  })
+}
+
+/** The body of a JSON write must be an object. */
+export function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ProblemError(400, {
+      code: 'invalid_request',
+      title: 'Bad Request',
+      detail: 'the request body must be a JSON object',
+    })
+  }
+  return body as Record<string, unknown>
+}

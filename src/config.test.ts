@@ -1,0 +1,144 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, parseConfig } from './config.js'
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`)
+}
+
+describe('configuration, parsed once from the environment', () => {
+  it('has working defaults: issuer http://127.0.0.1:3000, SQLite under ./data', () => {
+    const config = parseConfig({})
+    expect(config.issuer).toBe('http://127.0.0.1:3000')
+    expect(config.host).toBe('127.0.0.1')
+    expect(config.port).toBe(3000)
+    expect(config.database).toEqual({
+      dialect: 'sqlite',
+      file: path.resolve('data/portico.db'),
+    })
+    expect(config.logLevel).toBe('info')
+    expect(config.keyEncryptionSecret).toBeUndefined()
+    expect(config.allowLoopbackHostnames).toBe(false)
+    expect(config.registrationRateLimit).toBeGreaterThan(0)
+    expect(config.trustProxy).toBe(false)
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  it('treats an empty variable as unset', () => {
+    expect(parseConfig({ PORT: '', PORTICO_ISSUER: '' }).port).toBe(3000)
+  })
+
+  it('reads every value from the environment', () => {
+    const config = parseConfig({
+      PORTICO_ISSUER: 'https://auth.school.example',
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://portico@db.internal:5432/portico',
+      LOG_LEVEL: 'debug',
+      PORTICO_KEY_ENCRYPTION_SECRET: 'x'.repeat(32),
+      PORTICO_ALLOW_LOOPBACK_HOSTNAMES: 'true',
+    })
+    expect(config.issuer).toBe('https://auth.school.example')
+    expect(config.host).toBe('0.0.0.0')
+    expect(config.port).toBe(8080)
+    expect(config.database).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://portico@db.internal:5432/portico',
+    })
+    expect(config.logLevel).toBe('debug')
+    expect(config.keyEncryptionSecret).toBe('x'.repeat(32))
+    expect(config.allowLoopbackHostnames).toBe(true)
+  })
+
+  it('lets flags take precedence over the environment', () => {
+    const config = parseConfig({ PORT: '3000' }, { port: '4000', 'log-level': 'warn' })
+    expect(config.port).toBe(4000)
+    expect(config.logLevel).toBe('warn')
+  })
+
+  it('accepts sqlite::memory: and resolves SQLite paths', () => {
+    expect(parseConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({
+      dialect: 'sqlite',
+      file: ':memory:',
+    })
+    expect(parseConfig({ DATABASE_URL: 'sqlite:///tmp/p.db' }).database).toEqual({
+      dialect: 'sqlite',
+      file: '/tmp/p.db',
+    })
+    expect(parseConfig({ DATABASE_URL: 'postgresql://h/db' }).database.dialect).toBe('postgres')
+  })
+})
+
+describe('the issuer is the exact configured string without a trailing slash', () => {
+  it('strips one trailing slash', () => {
+    expect(parseConfig({ PORTICO_ISSUER: 'https://auth.example/' }).issuer).toBe(
+      'https://auth.example',
+    )
+    expect(parseConfig({ PORTICO_ISSUER: 'https://auth.example/portico/' }).issuer).toBe(
+      'https://auth.example/portico',
+    )
+    expect(parseConfig({ PORTICO_ISSUER: 'http://127.0.0.1:3000/' }).issuer).toBe(
+      'http://127.0.0.1:3000',
+    )
+  })
+
+  it('allows http on loopback hosts only', () => {
+    for (const issuer of ['http://127.0.0.1:3000', 'http://localhost:3000', 'http://[::1]:3000']) {
+      expect(parseConfig({ PORTICO_ISSUER: issuer }).issuer).toBe(issuer)
+    }
+  })
+})
+
+describe('bad configuration stops start-up with a one-line reason', () => {
+  it.each([
+    ['issuer that is not a URL', { PORTICO_ISSUER: 'auth.example' }, /PORTICO_ISSUER/],
+    ['issuer with another scheme', { PORTICO_ISSUER: 'ftp://auth.example' }, /https/],
+    ['http issuer on a public host', { PORTICO_ISSUER: 'http://auth.example' }, /https/],
+    ['issuer with a query', { PORTICO_ISSUER: 'https://auth.example?x=1' }, /query/],
+    ['issuer with an empty query', { PORTICO_ISSUER: 'https://auth.example/?' }, /query/],
+    ['issuer with a fragment', { PORTICO_ISSUER: 'https://auth.example#top' }, /fragment/],
+    ['issuer with user-info', { PORTICO_ISSUER: 'https://u:p@auth.example' }, /user/],
+    ['issuer not in canonical form', { PORTICO_ISSUER: 'https://Auth.Example' }, /canonical/],
+    ['issuer with a default port', { PORTICO_ISSUER: 'https://auth.example:443' }, /canonical/],
+    ['PORT not a number', { PORT: 'abc' }, /PORT must be a whole number/],
+    ['PORT negative', { PORT: '-1' }, /PORT/],
+    ['PORT fractional', { PORT: '80.5' }, /PORT/],
+    ['PORT too large', { PORT: '65536' }, /PORT must be between 0 and 65535/],
+    ['DATABASE_URL of another engine', { DATABASE_URL: 'mysql://db/x' }, /DATABASE_URL/],
+    ['DATABASE_URL without a SQLite path', { DATABASE_URL: 'sqlite:' }, /DATABASE_URL/],
+    ['DATABASE_URL a bare path', { DATABASE_URL: './data/portico.db' }, /DATABASE_URL/],
+    ['DATABASE_URL malformed', { DATABASE_URL: 'postgres://a b' }, /DATABASE_URL/],
+    ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of/],
+    ['LOG_LEVEL upper case', { LOG_LEVEL: 'INFO' }, /LOG_LEVEL/],
+    [
+      'key-encryption secret too short',
+      { PORTICO_KEY_ENCRYPTION_SECRET: 'short' },
+      /PORTICO_KEY_ENCRYPTION_SECRET must be at least 32 characters/,
+    ],
+    [
+      'boolean setting not a boolean',
+      { PORTICO_ALLOW_LOOPBACK_HOSTNAMES: 'maybe' },
+      /PORTICO_ALLOW_LOOPBACK_HOSTNAMES/,
+    ],
+    [
+      'rate limit zero',
+      { PORTICO_REGISTRATION_RATE_LIMIT: '0' },
+      /PORTICO_REGISTRATION_RATE_LIMIT/,
+    ],
+  ])('%s', (_label, env, message) => {
+    const error = refusal(env)
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.message).toMatch(message)
+    expect(error.message).not.toMatch(/[\r\n]/)
+  })
+
+  it('never echoes the key-encryption secret in its reason', () => {
+    expect(refusal({ PORTICO_KEY_ENCRYPTION_SECRET: 'hunter2' }).message).not.toContain('hunter2')
+  })
+})

@@ -1,0 +1,96 @@
+import { AuthorizePageError } from '../oauth/authorize/errors.js'
+import { type Connection, listConnections, revokeGrants } from '../oauth/connections.js'
+import { digest, secretMatches } from '../platform/crypto.js'
+import { accountPage, type ConnectionRow } from '../views/account-page.js'
+import { accountCsrf, currentSession, logoutCsrf, redirect, sendPage } from './browser.js'
+import type { RouteModule } from './deps.js'
+
+const CAN_SEE_ALL = new Set(['owner', 'admin'])
+
+function minutes(ms: number): string {
+  return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`
+}
+
+function toRow(c: Connection): ConnectionRow {
+  return {
+    clientId: c.clientId,
+    clientName: c.clientName ?? 'Unnamed application',
+    selfRegistered: c.clientKind === 'self_registered',
+    userId: c.userId,
+    person: `${c.userName} <${c.userEmail}>`,
+    scopes: c.scopes,
+    grantedAt: minutes(c.grantedAt),
+    lastUsed: c.lastUsedAt ? minutes(c.lastUsedAt) : 'never',
+  }
+}
+
+/** The connected-apps page: see every tool you authorized and revoke any of them. */
+export const accountRoutes: RouteModule = {
+  register(app, deps) {
+    const html = { config: { family: 'html' as const } }
+
+    app.get<{ Querystring: { revoked?: string } }>('/account', html, async (request, reply) => {
+      const current = await currentSession(request, deps)
+      if (!current) return redirect(reply, '/login')
+      const { user } = current.session
+      const now = deps.clock.now()
+      const mine = await listConnections(deps.grants, now, user.id)
+      const everyone = CAN_SEE_ALL.has(user.role)
+        ? await listConnections(deps.grants, now)
+        : undefined
+      return sendPage(
+        reply,
+        200,
+        accountPage({
+          school: await deps.school.name(),
+          userName: user.name,
+          userEmail: user.email,
+          role: user.role,
+          mine: mine.map(toRow),
+          everyone: everyone?.map(toRow),
+          csrf: accountCsrf(current.token),
+          logoutCsrf: logoutCsrf(current.token),
+          notice:
+            request.query.revoked === '1'
+              ? 'Access revoked. Its tokens no longer work.'
+              : undefined,
+        }),
+      )
+    })
+
+    app.post<{ Body: { csrf?: unknown; client_id?: unknown; user_id?: unknown } }>(
+      '/account/connections/revoke',
+      html,
+      async (request, reply) => {
+        const current = await currentSession(request, deps)
+        if (!current) return redirect(reply, '/login')
+        const form = request.body ?? {}
+        const csrf = typeof form.csrf === 'string' ? form.csrf : ''
+        if (!secretMatches(csrf, digest(accountCsrf(current.token)))) {
+          throw new AuthorizePageError(
+            'Form expired',
+            'This form is no longer valid. Reload the page and try again.',
+            403,
+          )
+        }
+        const { user } = current.session
+        const clientId = typeof form.client_id === 'string' ? form.client_id : ''
+        const userId =
+          typeof form.user_id === 'string' && form.user_id !== '' ? form.user_id : user.id
+        if (userId !== user.id && !CAN_SEE_ALL.has(user.role)) {
+          throw new AuthorizePageError(
+            'Not allowed',
+            'Only owners and admins can revoke other people’s connected apps.',
+            403,
+          )
+        }
+        const ended = await revokeGrants(deps.grants, { clientId, userId }, deps.clock.now())
+        request.log.info(
+          { event: 'grants_revoked', client_id: clientId, user_id: userId, count: ended },
+          'connected app revoked',
+        )
+        return redirect(reply, '/account?revoked=1')
+      },
+    )
+  },
+}

@@ -1,0 +1,198 @@
+import { AuthorizePageError } from '../oauth/authorize/errors.js'
+import { digest, secretMatches } from '../platform/crypto.js'
+import { verifyPassword } from '../platform/passwords.js'
+import { loginPage } from '../views/login-page.js'
+import { STYLESHEET } from '../views/stylesheet.js'
+import {
+  clearCookie,
+  cookieNames,
+  currentSession,
+  ensureBrowserToken,
+  loginCsrf,
+  logoutCsrf,
+  readCookie,
+  redirect,
+  sendPage,
+  setCookie,
+} from './browser.js'
+import type { AppDeps, RouteModule } from './deps.js'
+
+/** Failed sign-ins allowed per account, and per client address, in one window. */
+const ACCOUNT_FAILURES = 10
+const ADDRESS_FAILURES = 50
+const FAILURE_WINDOW_MS = 15 * 60_000
+
+const REQUEST_ID = /^par_[A-Za-z0-9_-]{43}$/
+
+interface LoginForm {
+  email?: unknown
+  password?: unknown
+  csrf?: unknown
+  request?: unknown
+}
+
+/** Sign-in and sign-out pages, the signed-in page, and the stylesheet. */
+export const loginRoutes: RouteModule = {
+  register(app, deps) {
+    const names = cookieNames(deps.config.issuer)
+    const html = { config: { family: 'html' as const } }
+
+    app.get('/assets/portico.css', async (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .type('text/css; charset=utf-8')
+        .send(STYLESHEET),
+    )
+
+    app.get('/', html, async (request, reply) =>
+      redirect(reply, (await currentSession(request, deps)) ? '/account' : '/login'),
+    )
+
+    app.get<{ Querystring: { request?: string } }>('/login', html, async (request, reply) => {
+      const browser = ensureBrowserToken(request, reply, deps)
+      const pending = await pendingRequest(deps, request.query.request)
+      return sendPage(
+        reply,
+        200,
+        loginPage({
+          school: await deps.school.name(),
+          csrf: loginCsrf(browser),
+          request: pending?.id,
+          clientName: pending?.clientName,
+          email: pending?.loginHint,
+        }),
+      )
+    })
+
+    app.post<{ Body: LoginForm }>('/login', html, async (request, reply) => {
+      const form = request.body ?? {}
+      const browser = readCookie(request, names.browser)
+      const csrf = typeof form.csrf === 'string' ? form.csrf : ''
+      if (!browser || !secretMatches(csrf, digest(loginCsrf(browser)))) {
+        throw new AuthorizePageError(
+          'Sign-in form expired',
+          'This sign-in form is no longer valid. Reload the sign-in page and try again.',
+          403,
+        )
+      }
+      const email = typeof form.email === 'string' ? form.email.trim() : ''
+      const password = typeof form.password === 'string' ? form.password : ''
+      const pending = await pendingRequest(
+        deps,
+        typeof form.request === 'string' ? form.request : undefined,
+      )
+      const school = await deps.school.name()
+      const again = (status: number, error: string) =>
+        sendPage(
+          reply,
+          status,
+          loginPage({
+            school,
+            csrf: loginCsrf(browser),
+            request: pending?.id,
+            clientName: pending?.clientName,
+            email,
+            error,
+          }),
+        )
+
+      if (email === '' || password === '' || email.length > 320)
+        return again(400, 'Enter your e-mail address and password.')
+      const now = deps.clock.now()
+      const account = `${email.toLowerCase()}`
+      const [byAccount, byAddress] = await Promise.all([
+        deps.rateLimiter.peek('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
+        deps.rateLimiter.peek(
+          'login-address',
+          request.ip,
+          ADDRESS_FAILURES,
+          FAILURE_WINDOW_MS,
+          now,
+        ),
+      ])
+      if (!byAccount.allowed || !byAddress.allowed) {
+        const minutes = Math.ceil(Math.max(byAccount.retryAfter, byAddress.retryAfter) / 60)
+        void reply.header(
+          'retry-after',
+          String(Math.max(byAccount.retryAfter, byAddress.retryAfter)),
+        )
+        return again(
+          429,
+          `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        )
+      }
+      const credentials = await deps.users.findCredentials(email)
+      const valid = await verifyPassword(password, credentials?.passwordHash)
+      if (!valid || !credentials || credentials.user.disabledAt !== undefined) {
+        await Promise.all([
+          deps.rateLimiter.hit('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
+          deps.rateLimiter.hit(
+            'login-address',
+            request.ip,
+            ADDRESS_FAILURES,
+            FAILURE_WINDOW_MS,
+            now,
+          ),
+        ])
+        request.log.info({ event: 'sign_in_failed' }, 'sign-in failed')
+        return again(401, 'The e-mail address or password is not correct.')
+      }
+
+      // A fresh session id at every sign-in: a session fixed from outside never becomes valid.
+      const previous = readCookie(request, names.session)
+      if (previous) await deps.sessions.delete(digest(previous))
+      const token = deps.random.token('pss')
+      await deps.sessions.insert({
+        idDigest: digest(token),
+        userId: credentials.user.id,
+        authTime: now,
+        now,
+        expiresAt: now + deps.config.lifetimes.session * 1000,
+      })
+      setCookie(reply, names, names.session, token)
+      request.log.info({ event: 'sign_in', user_id: credentials.user.id }, 'signed in')
+      return redirect(
+        reply,
+        pending
+          ? `/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`
+          : '/account',
+      )
+    })
+
+    app.post<{ Body: { csrf?: unknown } }>('/logout', html, async (request, reply) => {
+      const current = await currentSession(request, deps)
+      const csrf = typeof request.body?.csrf === 'string' ? request.body.csrf : ''
+      if (current) {
+        if (!secretMatches(csrf, digest(logoutCsrf(current.token)))) {
+          throw new AuthorizePageError(
+            'Sign-out form expired',
+            'This sign-out form is no longer valid. Reload the page and try again.',
+            403,
+          )
+        }
+        await deps.sessions.delete(current.session.idDigest)
+      }
+      clearCookie(reply, names, names.session)
+      return redirect(reply, '/login')
+    })
+  },
+}
+
+/** The pending authorization request a sign-in continues, if the id names a live one. */
+async function pendingRequest(
+  deps: AppDeps,
+  id: string | undefined,
+): Promise<
+  { id: string; clientName: string | undefined; loginHint: string | undefined } | undefined
+> {
+  if (!id || !REQUEST_ID.test(id)) return undefined
+  const row = await deps.authorizationRequests.find(digest(id))
+  if (!row || row.consumed_at !== null || row.expires_at <= deps.clock.now()) return undefined
+  const client = await deps.clients.find(row.client_id)
+  const params = JSON.parse(row.params) as { loginHint?: string }
+  return {
+    id,
+    clientName: client?.clientName ?? 'An unnamed application',
+    loginHint: params.loginHint,
+  }
+}

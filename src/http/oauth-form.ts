@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify'
+import { OAuthError } from '../oauth/errors.js'
+
+export const FORM = 'application/x-www-form-urlencoded'
+
+/** Form parameters of an OAuth request: each present at most once; empty counts as absent. */
+export type FormParams = Readonly<Record<string, string | undefined>>
+
+/** onRequest hook: only a form is an OAuth request here, so JSON is never even parsed. */
+export async function requireForm(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
+  if (type !== FORM) throw new OAuthError('invalid_request', `the request must be sent as ${FORM}`)
+}
+
+/** The form as parameters: a repeated one is refused, an empty one is absent (RFC 6749 §3.1, §3.2). */
+export function readForm(body: unknown): FormParams {
+  const params: Record<string, string> = {}
+  for (const [name, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string') {
+      const shown = /^[a-z_]{1,40}$/.test(name) ? name : 'a parameter'
+      throw new OAuthError('invalid_request', `${shown} is given more than once`)
+    }
+    if (value !== '') params[name] = value
+  }
+  return params
+}

@@ -1,0 +1,201 @@
+import type { Client, ClientStore } from '../../storage/clients.js'
+import type { ResourceServerStore } from '../../storage/resource-servers.js'
+import { OAuthError } from '../errors.js'
+import { redirectUriMatches } from '../registration/check-redirect-uri.js'
+import { resolveResource } from '../resource.js'
+import { isKnownScope, parseScope } from '../scopes.js'
+import { AuthorizePageError } from './errors.js'
+
+/** Parameters as parsed from a query string or form: repeated ones arrive as arrays. */
+export type RawParams = Readonly<Record<string, string | readonly string[] | undefined>>
+
+/** A checked authorization request (RFC 6749 §4.1.1, RFC 7636, OIDC Core §3.1.2.1). */
+export interface AuthorizationParams {
+  readonly clientId: string
+  readonly redirectUri: string
+  readonly scopes: readonly string[]
+  readonly state: string | undefined
+  readonly nonce: string | undefined
+  readonly codeChallenge: string
+  readonly resource: string
+  readonly prompt: readonly ('login' | 'consent' | 'none')[]
+  readonly maxAge: number | undefined
+  readonly loginHint: string | undefined
+}
+
+/** Where an error can safely be sent back once client and redirect URI are known good. */
+export interface RedirectTarget {
+  readonly redirectUri: string
+  readonly state: string | undefined
+}
+
+export interface CheckDeps {
+  readonly clients: ClientStore
+  readonly resourceServers: ResourceServerStore
+  readonly issuer: string
+}
+
+const MAX_STATE = 2048
+const MAX_NONCE = 512
+const MAX_LOGIN_HINT = 320
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+
+/**
+ * Step one: the client exists and `redirect_uri` is one of its registered URIs. Until both
+ * hold, every failure is a page; nothing is redirected.
+ */
+export async function checkClientAndRedirect(
+  raw: RawParams,
+  deps: CheckDeps,
+): Promise<{ client: Client; target: RedirectTarget }> {
+  const clientId = raw.client_id
+  if (clientId === undefined || clientId === '') {
+    throw new AuthorizePageError(
+      'Unknown application',
+      'The request does not say which application is asking (client_id is missing).',
+    )
+  }
+  if (typeof clientId !== 'string')
+    throw new AuthorizePageError('Invalid request', 'client_id was given more than once.')
+  const client = await deps.clients.find(clientId)
+  if (!client)
+    throw new AuthorizePageError(
+      'Unknown application',
+      'No application with this client_id is registered here.',
+    )
+
+  const presented = raw.redirect_uri
+  if (presented !== undefined && typeof presented !== 'string') {
+    throw new AuthorizePageError('Invalid request', 'redirect_uri was given more than once.')
+  }
+  let redirectUri: string
+  if (presented === undefined || presented === '') {
+    // RFC 6749 §4.1.1: optional only when exactly one URI is registered.
+    if (client.redirectUris.length !== 1 || !client.redirectUris[0]) {
+      throw new AuthorizePageError(
+        'Invalid request',
+        'redirect_uri is required for this application.',
+      )
+    }
+    redirectUri = client.redirectUris[0]
+  } else if (redirectUriMatches(client.redirectUris, presented)) {
+    redirectUri = presented
+  } else {
+    throw new AuthorizePageError(
+      'Unregistered redirect URI',
+      'The application asked to send the answer to an address it did not register. Nothing was sent.',
+    )
+  }
+  const state =
+    typeof raw.state === 'string' && raw.state.length <= MAX_STATE ? raw.state : undefined
+  return { client, target: { redirectUri, state } }
+}
+
+/**
+ * Step two: every other parameter. Failures are OAuth errors, sent back to the (now
+ * trusted) redirect URI with `state` and `iss`.
+ */
+export async function checkAuthorizationParams(
+  raw: RawParams,
+  client: Client,
+  target: RedirectTarget,
+  deps: CheckDeps,
+): Promise<AuthorizationParams> {
+  const repeated = Object.entries(raw).find(([, value]) => Array.isArray(value))
+  if (repeated)
+    throw new OAuthError('invalid_request', `the parameter ${repeated[0]} was given more than once`)
+  const param = (name: string): string | undefined => {
+    const value = raw[name]
+    return typeof value === 'string' && value !== '' ? value : undefined
+  }
+
+  if (typeof raw.state === 'string' && raw.state.length > MAX_STATE)
+    throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE} characters`)
+  if (param('request')) throw new OAuthError('invalid_request', 'request objects are not supported')
+  if (param('request_uri')) throw new OAuthError('invalid_request', 'request_uri is not supported')
+
+  const responseType = param('response_type')
+  if (responseType === undefined)
+    throw new OAuthError('invalid_request', 'response_type is required')
+  if (responseType !== 'code' || !client.responseTypes.includes('code')) {
+    throw new OAuthError('unsupported_response_type', 'only response_type=code is supported')
+  }
+  const responseMode = param('response_mode')
+  if (responseMode !== undefined && responseMode !== 'query')
+    throw new OAuthError('invalid_request', 'only response_mode=query is supported')
+
+  // RFC 7636 §4.3; a missing method is never read as "plain" (RFC 9700 §2.1.1).
+  const codeChallenge = param('code_challenge')
+  if (codeChallenge === undefined)
+    throw new OAuthError('invalid_request', 'code_challenge is required (PKCE with S256)')
+  if (!CHALLENGE.test(codeChallenge))
+    throw new OAuthError(
+      'invalid_request',
+      'code_challenge must be the 43-character base64url SHA-256 of the verifier',
+    )
+  const method = param('code_challenge_method')
+  if (method === undefined)
+    throw new OAuthError('invalid_request', 'code_challenge_method is required and must be S256')
+  if (method !== 'S256')
+    throw new OAuthError('invalid_request', 'code_challenge_method must be S256')
+
+  const scopeValue = param('scope')
+  const scopes = scopeValue === undefined ? undefined : parseScope(scopeValue)
+  if (!scopes || scopes.length === 0)
+    throw new OAuthError(
+      'invalid_scope',
+      'scope is required: name at least one scope from scopes_supported',
+    )
+  const unknown = scopes.find((s) => !isKnownScope(s))
+  if (unknown) throw new OAuthError('invalid_scope', `unknown scope "${unknown.slice(0, 64)}"`)
+  if (client.scope) {
+    const registered = new Set(client.scope.split(' '))
+    const outside = scopes.find((s) => !registered.has(s))
+    if (outside)
+      throw new OAuthError(
+        'invalid_scope',
+        `scope "${outside}" is outside what this client registered`,
+      )
+  }
+
+  const prompt = (param('prompt') ?? '').split(' ').filter(Boolean)
+  if (prompt.some((p) => !['login', 'consent', 'none', 'select_account'].includes(p)))
+    throw new OAuthError('invalid_request', 'prompt may be none, login, consent or select_account')
+  if (prompt.includes('none') && prompt.length > 1)
+    throw new OAuthError('invalid_request', 'prompt=none cannot be combined with other values')
+
+  const maxAgeValue = param('max_age')
+  if (maxAgeValue !== undefined && !/^\d{1,9}$/.test(maxAgeValue))
+    throw new OAuthError('invalid_request', 'max_age must be a whole number of seconds')
+
+  const nonce = param('nonce')
+  if (nonce !== undefined && nonce.length > MAX_NONCE)
+    throw new OAuthError('invalid_request', `nonce must be at most ${MAX_NONCE} characters`)
+  const loginHint = param('login_hint')
+
+  return {
+    clientId: client.clientId,
+    redirectUri: target.redirectUri,
+    scopes,
+    state: target.state,
+    nonce,
+    codeChallenge,
+    resource: await resolveResource(param('resource'), deps.issuer, deps.resourceServers),
+    prompt: prompt.filter((p): p is 'login' | 'consent' | 'none' => p !== 'select_account'),
+    maxAge: maxAgeValue === undefined ? undefined : Number(maxAgeValue),
+    loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT ? loginHint : undefined,
+  }
+}
+
+/** The redirect carrying an error or a code, always with `iss` (RFC 9207). */
+export function buildRedirect(
+  target: RedirectTarget,
+  issuer: string,
+  fields: Record<string, string>,
+): string {
+  const url = new URL(target.redirectUri)
+  for (const [key, value] of Object.entries(fields)) url.searchParams.append(key, value)
+  if (target.state !== undefined) url.searchParams.append('state', target.state)
+  url.searchParams.append('iss', issuer)
+  return url.toString()
+}

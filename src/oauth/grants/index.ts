@@ -1,0 +1,43 @@
+import { authenticateClient } from '../client-auth.js'
+import { OAuthError } from '../errors.js'
+import type { IssuedTokens } from '../tokens/issue-tokens.js'
+import { authorizationCodeGrant } from './authorization-code.js'
+import type { GrantHandler, TokenDeps, TokenParams } from './grant.js'
+import { refreshTokenGrant } from './refresh-token.js'
+
+/** Every grant type the token endpoint serves. JWT-bearer, token exchange, client credentials and password are deliberately absent. */
+const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
+  [authorizationCodeGrant, refreshTokenGrant].map((grant) => [grant.type, grant]),
+)
+
+export const GRANT_TYPES: readonly string[] = [...GRANTS.keys()]
+
+/**
+ * Answers a token request (RFC 6749 §3.2): picks the grant, authenticates the client,
+ * checks the client is registered for the grant, and runs it.
+ */
+export async function exchangeToken(deps: TokenDeps, params: TokenParams): Promise<IssuedTokens> {
+  const type = params.grant_type
+  if (type === undefined) throw new OAuthError('invalid_request', 'grant_type is required')
+  const grant = GRANTS.get(type)
+  if (!grant) {
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type must be one of: ${GRANT_TYPES.join(', ')}`,
+    )
+  }
+  const client = await authenticateClient(deps.clients, {
+    clientId: params.client_id,
+    clientSecret: params.client_secret,
+  })
+  if (!client.grantTypes.includes(type)) {
+    throw new OAuthError(
+      'unauthorized_client',
+      `this client is not registered for the ${type} grant`,
+    )
+  }
+  return grant.handle(deps, client, params)
+}
+
+export type { TokenDeps, TokenParams } from './grant.js'
+export { GrantRefused } from './grant.js'

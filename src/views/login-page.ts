@@ -1,0 +1,34 @@
+import { html } from './html.js'
+import { layout } from './layout.js'
+
+export interface LoginPageModel {
+  readonly school: string
+  readonly csrf: string
+  /** The pending authorization request this sign-in continues, if any. */
+  readonly request?: string
+  /** Which application asked, when signing in for one. */
+  readonly clientName?: string
+  readonly email?: string
+  readonly error?: string
+}
+
+export function loginPage(model: LoginPageModel): string {
+  return layout({
+    title: `Sign in · ${model.school}`,
+    school: model.school,
+    body: html`<section class="card">
+<h1>Sign in</h1>
+${model.clientName ? html`<p><strong>${model.clientName}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
+${model.error ? html`<p class="error" role="alert" id="login-error">${model.error}</p>` : ''}
+<form method="post" action="/login" ${model.error ? html`aria-describedby="login-error"` : ''}>
+<input type="hidden" name="csrf" value="${model.csrf}">
+${model.request ? html`<input type="hidden" name="request" value="${model.request}">` : ''}
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${model.email ?? ''}" ${model.email ? '' : html`autofocus`}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" ${model.email ? html`autofocus` : ''}>
+<button type="submit" class="primary">Sign in</button>
+</form>
+</section>`,
+  })
+}

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import path from 'node:path'
+
+const BIN = path.resolve('dist/cli/index.js')
+
+/** A `portico serve` process started from the built CLI. */
+export interface CliServer {
+  readonly url: string
+  /** Everything the process wrote, for searching. */
+  output(): string
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>
+}
+
+/**
+ * Starts `portico serve` on a free port of 127.0.0.1 with the given environment and waits
+ * until /healthz answers. The issuer is the URL it listens on.
+ */
+export async function startCliServer(env: Record<string, string>): Promise<CliServer> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PORTICO_ISSUER: url,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (d) => {
+    output += String(d)
+  })
+  child.stderr?.on('data', (d) => {
+    output += String(d)
+  })
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  )
+  try {
+    await waitUntilHealthy(url, child)
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw new Error(`portico serve did not start: ${String(error)}\n${output}`)
+  }
+  return {
+    url,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      const code = await exited
+      clearTimeout(timer)
+      return code
+    },
+  }
+}
+
+async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`)
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })
+      if (response.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('timed out')
+}
+
+/** Asks the kernel for a free port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+}
