@@ -3,10 +3,12 @@ import type { Config } from './config.js'
 import { ConfigError } from './config.js'
 import { createApp } from './http/app.js'
 import type { AppDeps } from './http/deps.js'
+import { type MetricsServer, startMetricsServer } from './http/metrics-server.js'
 import { createKeyRing, ensureSigningKeys } from './oauth/keys.js'
 import { type Clock, systemClock } from './platform/clock.js'
 import { loadKeyEncryptionKey } from './platform/key-encryption.js'
 import { createLogger, type Logger } from './platform/logger.js'
+import { createMetrics } from './platform/metrics.js'
 import { cryptoRandom, type Random } from './platform/random.js'
 import { createAuthorizationRequestStore } from './storage/authorization-requests.js'
 import { createClientStore } from './storage/clients.js'
@@ -14,7 +16,8 @@ import { createConsentStore } from './storage/consents.js'
 import { type Database, openDatabase, withExclusiveLock } from './storage/database.js'
 import { createGrantStore } from './storage/grants.js'
 import { migrate } from './storage/migrate.js'
-import { createRateLimiter } from './storage/rate-limits.js'
+import { createDatabaseRateLimiter, type RateLimiter } from './storage/rate-limits.js'
+import { createRedisRateLimiter } from './storage/redis-rate-limits.js'
 import { createResourceServerStore } from './storage/resource-servers.js'
 import { createSchoolStore } from './storage/school.js'
 import { createSessionStore } from './storage/sessions.js'
@@ -35,7 +38,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
   const clock = overrides.clock ?? systemClock
   const logger = overrides.logger ?? createLogger(config.logLevel)
   const encryptionKey = loadKeyEncryptionKey(config)
-  const database = openDatabase(config.database)
+  const database = openDatabase(config.database, config.databasePool)
   try {
     await migrate(database, clock.now())
     const signingKeys = createSigningKeyStore(database.db)
@@ -60,15 +63,19 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       clock,
       random: overrides.random ?? cryptoRandom,
       logger,
+      metrics: createMetrics({
+        poolUse: database.poolUse,
+        processMetrics: config.metrics !== undefined,
+      }),
       database,
       clients: createClientStore(database.db),
       signingKeys,
-      rateLimiter: createRateLimiter(database.db),
+      rateLimiter: createRateLimiterFor(config, database, logger),
       keys,
       users: createUserStore(database.db),
       sessions: createSessionStore(database.db),
       authorizationRequests: createAuthorizationRequestStore(database.db),
-      grants: createGrantStore(database.db),
+      grants: createGrantStore(database.db, database.dialect),
       consents: createConsentStore(database.db),
       resourceServers: createResourceServerStore(database.db),
       school: createSchoolStore(database.db),
@@ -79,12 +86,21 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
   }
 }
 
+/** Rate-limit counters in Redis when REDIS_URL is set, in the database otherwise. */
+function createRateLimiterFor(config: Config, database: Database, logger: Logger): RateLimiter {
+  if (config.redisUrl === undefined) return createDatabaseRateLimiter(database.db)
+  return createRedisRateLimiter({ url: config.redisUrl, issuer: config.issuer, logger })
+}
+
 /** A listening Portico. */
 export interface RunningServer {
   readonly app: FastifyInstance
   readonly deps: AppDeps
   /** The address it listens on, e.g. http://127.0.0.1:3000. */
   readonly url: string
+  /** Where Prometheus metrics are served, when PORTICO_METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined
+  /** Stops accepting, waits for requests in flight, then closes the database. */
   close(): Promise<void>
 }
 
@@ -95,17 +111,32 @@ export async function startServer(
 ): Promise<RunningServer> {
   const deps = await prepare(config, overrides)
   const app = await createApp(deps)
+  // Expired codes, tokens, sessions and authorization requests go, not only rate windows.
   const sweeper = setInterval(() => {
-    deps.rateLimiter
-      .sweep(deps.clock.now() - 3_600_000)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'sweep failed'))
+    sweep(deps).catch((error: unknown) => deps.logger.warn({ err: error }, 'sweep failed'))
   }, 60_000)
   sweeper.unref()
+  let metricsServer: MetricsServer | undefined
+  const release = async () => {
+    clearInterval(sweeper)
+    await metricsServer?.close()
+    await deps.rateLimiter.close()
+    await deps.database.close()
+  }
   try {
+    if (!(await deps.rateLimiter.ping())) {
+      throw new ConfigError('REDIS_URL: Redis does not answer')
+    }
+    if (config.metrics) {
+      metricsServer = await startMetricsServer(
+        deps.metrics,
+        config.metrics.host,
+        config.metrics.port,
+      )
+    }
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    clearInterval(sweeper)
-    await deps.database.close()
+    await release()
     throw error
   }
   const address = app.server.address()
@@ -115,10 +146,10 @@ export async function startServer(
     app,
     deps,
     url: `http://${host}:${port}`,
+    metricsUrl: metricsServer?.url,
     async close() {
-      clearInterval(sweeper)
       await app.close()
-      await deps.database.close()
+      await release()
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.js'
+import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
 import { errorPage } from '../views/error-page.js'
 import { sendPage } from './browser.js'
 import { ProblemError, problemBody } from './problem.js'
@@ -31,9 +32,11 @@ export function handleError(
     const title =
       error instanceof AuthorizePageError
         ? error.title
-        : failure.status >= 500
-          ? 'Something went wrong'
-          : 'Invalid request'
+        : failure.status === 503
+          ? 'Temporarily unavailable'
+          : failure.status >= 500
+            ? 'Something went wrong'
+            : 'Invalid request'
     void sendPage(
       reply,
       failure.status,
@@ -68,6 +71,10 @@ interface Failure {
 
 /** Errors whose meaning is known, with the wire message to use; undefined for the rest. */
 function classify(error: FastifyError | Error): Failure | undefined {
+  if (error instanceof AuthorizePageError) {
+    const code = error.status === 403 ? 'forbidden' : 'invalid_request'
+    return { status: error.status, code, message: error.message }
+  }
   if (error instanceof OAuthError) {
     return {
       status: error.status,
@@ -82,6 +89,14 @@ function classify(error: FastifyError | Error): Failure | undefined {
       code: error.fields.code,
       message: error.message,
       headers: { ...error.headers },
+    }
+  }
+  if (isUnavailable(error)) {
+    return {
+      status: 503,
+      code: 'temporarily_unavailable',
+      message: 'the service is temporarily unavailable; retry later',
+      headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER) },
     }
   }
   const code = (error as FastifyError).code

@@ -36,6 +36,7 @@ export const loginRoutes: RouteModule = {
   register(app, deps) {
     const names = cookieNames(deps.config.issuer)
     const html = { config: { family: 'html' as const } }
+    const signInLocks = createKeyedLocks()
 
     app.get('/assets/portico.css', async (_request, reply) =>
       reply
@@ -100,33 +101,14 @@ export const loginRoutes: RouteModule = {
         return again(400, 'Enter your e-mail address and password.')
       const now = deps.clock.now()
       const account = `${email.toLowerCase()}`
-      const [byAccount, byAddress] = await Promise.all([
-        deps.rateLimiter.peek('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
-        deps.rateLimiter.peek(
-          'login-address',
-          request.ip,
-          ADDRESS_FAILURES,
-          FAILURE_WINDOW_MS,
-          now,
-        ),
-      ])
-      if (!byAccount.allowed || !byAddress.allowed) {
-        const minutes = Math.ceil(Math.max(byAccount.retryAfter, byAddress.retryAfter) / 60)
-        void reply.header(
-          'retry-after',
-          String(Math.max(byAccount.retryAfter, byAddress.retryAfter)),
-        )
-        return again(
-          429,
-          `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        )
-      }
-      const credentials = await deps.users.findCredentials(email)
-      const valid = await verifyPassword(password, credentials?.passwordHash)
-      if (!valid || !credentials || credentials.user.disabledAt !== undefined) {
-        await Promise.all([
-          deps.rateLimiter.hit('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
-          deps.rateLimiter.hit(
+      // One check at a time per account and per address (on this instance): otherwise a burst
+      // of parallel guesses would all pass the throttle before the first failure is counted.
+      const release = await signInLocks.acquire([`account:${account}`, `address:${request.ip}`])
+      let credentials: Awaited<ReturnType<typeof deps.users.findCredentials>>
+      try {
+        const [byAccount, byAddress] = await Promise.all([
+          deps.rateLimiter.peek('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
+          deps.rateLimiter.peek(
             'login-address',
             request.ip,
             ADDRESS_FAILURES,
@@ -134,8 +116,43 @@ export const loginRoutes: RouteModule = {
             now,
           ),
         ])
-        request.log.info({ event: 'sign_in_failed' }, 'sign-in failed')
-        return again(401, 'The e-mail address or password is not correct.')
+        if (!byAccount.allowed || !byAddress.allowed) {
+          const minutes = Math.ceil(Math.max(byAccount.retryAfter, byAddress.retryAfter) / 60)
+          void reply.header(
+            'retry-after',
+            String(Math.max(byAccount.retryAfter, byAddress.retryAfter)),
+          )
+          deps.metrics.signInFailed('throttled')
+          return again(
+            429,
+            `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          )
+        }
+        credentials = await deps.users.findCredentials(email)
+        const valid = await verifyPassword(password, credentials?.passwordHash)
+        if (!valid || !credentials || credentials.user.disabledAt !== undefined) {
+          await Promise.all([
+            deps.rateLimiter.hit(
+              'login-account',
+              account,
+              ACCOUNT_FAILURES,
+              FAILURE_WINDOW_MS,
+              now,
+            ),
+            deps.rateLimiter.hit(
+              'login-address',
+              request.ip,
+              ADDRESS_FAILURES,
+              FAILURE_WINDOW_MS,
+              now,
+            ),
+          ])
+          request.log.info({ event: 'sign_in_failed' }, 'sign-in failed')
+          deps.metrics.signInFailed('credentials')
+          return again(401, 'The e-mail address or password is not correct.')
+        }
+      } finally {
+        release()
       }
 
       // A fresh session id at every sign-in: a session fixed from outside never becomes valid.
@@ -194,5 +211,38 @@ async function pendingRequest(
     id,
     clientName: client?.clientName ?? 'An unnamed application',
     loginHint: params.loginHint,
+  }
+}
+
+/**
+ * Keyed locks of this instance. Sign-ins for one account and from one address are checked
+ * one at a time, so the throttle sees every earlier failure. Across instances the counters
+ * are shared, so a burst spread over n instances overshoots by at most n - 1.
+ */
+function createKeyedLocks() {
+  const tails = new Map<string, Promise<void>>()
+  const lock = async (key: string): Promise<() => void> => {
+    const previous = tails.get(key) ?? Promise.resolve()
+    let unlock = () => {}
+    const held = new Promise<void>((resolve) => {
+      unlock = resolve
+    })
+    const tail = previous.then(() => held)
+    tails.set(key, tail)
+    await previous
+    return () => {
+      unlock()
+      if (tails.get(key) === tail) tails.delete(key)
+    }
+  }
+  return {
+    /** Takes the locks in the order given (always the same order); returns their release. */
+    async acquire(keys: readonly string[]): Promise<() => void> {
+      const releases: Array<() => void> = []
+      for (const key of keys) releases.push(await lock(key))
+      return () => {
+        for (const release of releases.reverse()) release()
+      }
+    },
   }
 }

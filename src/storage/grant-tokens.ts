@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
 
 /** Tokens to store under one grant, optionally replacing (rotating) a refresh token. */
@@ -7,7 +7,7 @@ export interface TokenWrite {
   readonly access: AccessTokenTable
   readonly refresh: RefreshTokenTable | undefined
   readonly now: number
-  /** Digest of the refresh token this issuance rotates; nothing is stored unless it is unrotated. */
+  /** Digest of the refresh token this replaces; nothing is stored unless it is unrotated. */
   readonly rotates?: string
 }
 
@@ -24,13 +24,12 @@ export interface RefreshGrant {
  * endpoint is a hot path: on PostgreSQL this is a single statement (one round trip instead
  * of six for BEGIN, four statements and COMMIT); SQLite, in process, uses a transaction.
  */
-export function storeTokens(db: Db, write: TokenWrite): Promise<boolean> {
-  return isPostgres(db) ? storeInOneStatement(db, write) : storeInTransaction(db, write)
-}
-
-// getExecutor() is typed @internal but is Kysely's only view of the dialect from a handle.
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter
+export function storeTokens(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+  write: TokenWrite,
+): Promise<boolean> {
+  return dialect === 'postgres' ? storeInOneStatement(db, write) : storeInTransaction(db, write)
 }
 
 /** The grant outlives everything issued under it, so the sweep never takes a live token. */
@@ -49,7 +48,8 @@ async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> 
             where token_digest = ${write.rotates} and rotated_at is null returning 1`
   const refreshInsert = r
     ? sql`, new_refresh as (
-        insert into refresh_tokens (token_digest, grant_id, client_id, scope, created_at, expires_at)
+        insert into refresh_tokens
+          (token_digest, grant_id, client_id, scope, created_at, expires_at)
         select ${r.token_digest}::text, ${r.grant_id}::text, ${r.client_id}::text,
                ${r.scope}::text, ${r.created_at}::bigint, ${r.expires_at}::bigint
         from go)`
@@ -65,7 +65,8 @@ async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> 
       from go
     )${refreshInsert}
     update grants
-    set last_used_at = ${now}::bigint, expires_at = greatest(expires_at, ${grantExpiry(write)}::bigint)
+    set last_used_at = ${now}::bigint,
+        expires_at = greatest(expires_at, ${grantExpiry(write)}::bigint)
     where id = ${write.grantId} and exists (select 1 from go)
     returning id`.execute(db)
   return rows.length > 0

@@ -19,12 +19,6 @@ export type CodeRedemption =
   | { readonly status: 'replayed'; readonly code: CodeRow }
   | { readonly status: 'unknown' }
 
-/** What rotating a refresh token found. */
-export type RefreshRotation =
-  | { readonly status: 'rotated'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
-  | { readonly status: 'reused'; readonly token: RefreshTokenRow; readonly grant: GrantRow }
-  | { readonly status: 'unknown' }
-
 /** A grant as the connected-apps page and the CLI show it. */
 export interface GrantListing {
   readonly id: string
@@ -51,7 +45,7 @@ export interface LiveAccessToken {
  * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
  * person's authorization of one client; revoking it ends every code and token issued under it.
  */
-export function createGrantStore(db: Db) {
+export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
   return {
     /** Stores a new grant and its authorization code together. */
     async insertGrantWithCode(grant: GrantRow, code: CodeRow): Promise<void> {
@@ -98,36 +92,7 @@ export function createGrantStore(db: Db) {
       now: number,
       rotates?: string,
     ): Promise<boolean> {
-      return storeTokens(db, { grantId, access, refresh, now, rotates })
-    },
-
-    /**
-     * Marks a refresh token used, atomically. A token that was already rotated comes back as
-     * `reused`, with the time of its rotation, so the caller can decide what a replay means.
-     */
-    async rotateRefreshToken(tokenDigest: string, now: number): Promise<RefreshRotation> {
-      const token = await db
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: now })
-        .where('token_digest', '=', tokenDigest)
-        .where('rotated_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst()
-      const row =
-        token ??
-        (await db
-          .selectFrom('refresh_tokens')
-          .selectAll()
-          .where('token_digest', '=', tokenDigest)
-          .executeTakeFirst())
-      if (!row) return { status: 'unknown' }
-      const grant = await db
-        .selectFrom('grants')
-        .selectAll()
-        .where('id', '=', row.grant_id)
-        .executeTakeFirst()
-      if (!grant) return { status: 'unknown' }
-      return { status: token ? 'rotated' : 'reused', token: row, grant }
+      return storeTokens(db, dialect, { grantId, access, refresh, now, rotates })
     },
 
     /** Ends a grant and deletes every token issued under it; idempotent. */

@@ -5,11 +5,15 @@ import { authorizationCodeGrant } from './authorization-code.js'
 import type { GrantHandler, TokenDeps, TokenParams } from './grant.js'
 import { refreshTokenGrant } from './refresh-token.js'
 
-/** Every grant type the token endpoint serves. JWT-bearer, token exchange, client credentials and password are deliberately absent. */
+/**
+ * Every grant type the token endpoint serves. JWT-bearer, token exchange, client credentials
+ * and password are deliberately absent: they answer `unsupported_grant_type`.
+ */
 const GRANTS: ReadonlyMap<string, GrantHandler> = new Map(
   [authorizationCodeGrant, refreshTokenGrant].map((grant) => [grant.type, grant]),
 )
 
+/** The `grant_type` values served, as discovery's `grant_types_supported` lists them. */
 export const GRANT_TYPES: readonly string[] = [...GRANTS.keys()]
 
 /**

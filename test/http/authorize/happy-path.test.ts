@@ -24,7 +24,10 @@ describe('authorization code flow through sign-in and consent', () => {
   it('answers access_denied with state and iss when the person denies', async () => {
     const client = await registerTestClient(server)
     const person = await createPerson(server)
-    const result = await runAuthorization(server, client, person, { decision: 'deny', extra: { state: 's1' } })
+    const result = await runAuthorization(server, client, person, {
+      decision: 'deny',
+      extra: { state: 's1' },
+    })
     expect(result.code).toBeUndefined()
     expect(result.location.searchParams.get('error')).toBe('access_denied')
     expect(result.location.searchParams.get('state')).toBe('s1')
