@@ -1,8 +1,14 @@
-import type { OpenApiPaths } from '../http/deps.js'
+import type { AppContext, OpenApiPaths } from '../http/deps.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 
 /** Assembles the OpenAPI 3.1 document from the path items the route modules declare. */
-export function buildOpenApiDocument(issuer: string, paths: OpenApiPaths): Record<string, unknown> {
+export function buildOpenApiDocument(
+  issuer: string,
+  paths: OpenApiPaths,
+  advertised: AppContext['advertised'],
+): Record<string, unknown> {
+  const authorizationUrl = advertised.authorization_endpoint
+  const tokenUrl = advertised.token_endpoint
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)))
   return {
     openapi: '3.1.0',
@@ -40,19 +46,23 @@ export function buildOpenApiDocument(issuer: string, paths: OpenApiPaths): Recor
           },
         },
       },
-      securitySchemes: {
-        oauth2: {
-          type: 'oauth2',
-          flows: {
-            authorizationCode: {
-              authorizationUrl: `${issuer}/oauth/authorize`,
-              tokenUrl: `${issuer}/api/oauth/token`,
-              refreshUrl: `${issuer}/api/oauth/token`,
-              scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
-            },
-          },
-        },
-      },
+      // Named only when both endpoints are registered, like everything the documents advertise.
+      securitySchemes:
+        authorizationUrl && tokenUrl
+          ? {
+              oauth2: {
+                type: 'oauth2',
+                flows: {
+                  authorizationCode: {
+                    authorizationUrl,
+                    tokenUrl,
+                    refreshUrl: tokenUrl,
+                    scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
+                  },
+                },
+              },
+            }
+          : {},
     },
   }
 }

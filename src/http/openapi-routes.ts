@@ -19,7 +19,9 @@ export const openapiRoutes: RouteModule = {
     },
   },
   register(app, deps, context) {
-    const body = JSON.stringify(buildOpenApiDocument(deps.config.issuer, context.openapi))
+    const body = JSON.stringify(
+      buildOpenApiDocument(deps.config.issuer, context.openapi, context.advertised),
+    )
     app.get('/openapi.json', async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=300').type('application/json').send(body),
     )

@@ -1,23 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { hashPassword } from '../../src/platform/passwords.js'
-import type { User } from '../../src/storage/users.js'
 import type { UserTable } from '../../src/storage/schema.js'
+import type { User } from '../../src/storage/users.js'
 import { jsonInit, readJson } from './http.js'
 import type { TestServer } from './server.js'
+
+/** What the flow helpers send requests through: a test server, or several instances behind one issuer. */
+export type Target = Pick<TestServer, 'fetch'>
 
 /** A cookie jar for one simulated browser. */
 export class Browser {
   readonly cookies = new Map<string, string>()
-  readonly server: TestServer
+  readonly server: Target
 
-  constructor(server: TestServer) {
+  constructor(server: Target) {
     this.server = server
   }
 
   /** Sends a request with the jar's cookies, stores what comes back, never follows redirects. */
   async request(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers)
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '))
+    if (this.cookies.size > 0)
+      headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '))
     const response = await this.server.fetch(path, { ...init, headers, redirect: 'manual' })
     for (const line of response.headers.getSetCookie()) {
       const [pair = ''] = line.split(';')
@@ -53,7 +57,11 @@ export interface TestPerson {
 let counter = 0
 
 /** Creates an account directly in the database. */
-export async function createPerson(server: TestServer, role: UserTable['role'] = 'owner', password = 'correct horse battery staple'): Promise<TestPerson> {
+export async function createPerson(
+  server: TestServer,
+  role: UserTable['role'] = 'owner',
+  password = 'correct horse battery staple',
+): Promise<TestPerson> {
   counter += 1
   const email = `person${counter}-${randomBytes(3).toString('hex')}@example.com`
   const user = await server.deps.users.insert({
@@ -74,12 +82,23 @@ export interface TestClient {
 }
 
 /** Registers a client through the registration endpoint. */
-export async function registerTestClient(server: TestServer, metadata: Record<string, unknown> = {}): Promise<TestClient> {
+export async function registerTestClient(
+  server: Target,
+  metadata: Record<string, unknown> = {},
+): Promise<TestClient> {
   const redirectUri = 'http://127.0.0.1:49152/callback'
-  const response = await server.fetch('/api/oauth/register', jsonInit({ redirect_uris: [redirectUri], client_name: 'Test tool', ...metadata }))
-  if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${await response.text()}`)
+  const response = await server.fetch(
+    '/api/oauth/register',
+    jsonInit({ redirect_uris: [redirectUri], client_name: 'Test tool', ...metadata }),
+  )
+  if (response.status !== 201)
+    throw new Error(`registration failed: ${response.status} ${await response.text()}`)
   const body = await readJson(response)
-  return { clientId: body.client_id, clientSecret: body.client_secret, redirectUri: body.redirect_uris[0] }
+  return {
+    clientId: body.client_id,
+    clientSecret: body.client_secret,
+    redirectUri: body.redirect_uris[0],
+  }
 }
 
 export interface Pkce {
@@ -93,7 +112,11 @@ export function createPkce(): Pkce {
 }
 
 /** The authorization URL path for a client, with PKCE and a random state. */
-export function authorizePath(client: TestClient, pkce: Pkce, extra: Record<string, string> = {}): string {
+export function authorizePath(
+  client: TestClient,
+  pkce: Pkce,
+  extra: Record<string, string> = {},
+): string {
   const params = new URLSearchParams({
     response_type: 'code',
     client_id: client.clientId,
@@ -120,10 +143,15 @@ export interface FlowResult {
  * deny), and returns the final redirect to the client.
  */
 export async function runAuthorization(
-  server: TestServer,
+  server: Target,
   client: TestClient,
   person: TestPerson,
-  options: { extra?: Record<string, string>; decision?: 'approve' | 'deny'; browser?: Browser; pkce?: Pkce } = {},
+  options: {
+    extra?: Record<string, string>
+    decision?: 'approve' | 'deny'
+    browser?: Browser
+    pkce?: Pkce
+  } = {},
 ): Promise<FlowResult> {
   const browser = options.browser ?? new Browser(server)
   const pkce = options.pkce ?? createPkce()
