@@ -1,0 +1,53 @@
+import type { FastifyRequest } from 'fastify'
+import type { AppDeps } from '../../http/deps.js'
+import { ProblemError } from '../../http/problem.js'
+import { type Caller, requireScope } from '../caller.js'
+import type { ResourceContext, ResourceDefinition } from './resource.js'
+import type { ResourceDb } from './store.js'
+
+const callerOf = (request: FastifyRequest): Caller => request.caller ?? { kind: 'anonymous' }
+
+/** The same 404 for a record that does not exist and one the caller may not see. */
+export function notFound(resource: ResourceDefinition): ProblemError {
+  return new ProblemError(404, {
+    code: 'not_found',
+    title: 'Not Found',
+    detail: `no ${resource.object} with this id`,
+  })
+}
+
+/**
+ * Whether the caller reads full records (the read scope) or the public projection. Without
+ * a public projection the read scope is required: 401 anonymous, 403 insufficient_scope.
+ */
+export function readsFull(
+  request: FastifyRequest,
+  resource: ResourceDefinition,
+  issuer: string,
+): boolean {
+  const caller = callerOf(request)
+  if (caller.kind === 'token' && caller.scopes.has(resource.scopes.read)) return true
+  if (!resource.public) requireScope(caller, resource.scopes.read, issuer)
+  return false
+}
+
+/** A write needs the write scope (403 insufficient_scope) and a role that may write (403 forbidden_role). */
+export function writerOf(
+  request: FastifyRequest,
+  resource: ResourceDefinition,
+  deps: AppDeps,
+): ResourceContext {
+  const caller = requireScope(callerOf(request), resource.scopes.write, deps.config.issuer)
+  if (!resource.writeRoles.includes(caller.user.role))
+    throw new ProblemError(403, {
+      code: 'forbidden_role',
+      title: 'Forbidden',
+      detail: `the ${caller.user.role} role may not change ${resource.collection}`,
+    })
+  return {
+    deps,
+    db: deps.database.db as unknown as ResourceDb,
+    caller,
+    now: deps.clock.now(),
+  }
+}

@@ -1,0 +1,298 @@
+import type { OpenApiPaths } from '../../http/deps.js'
+import type { JsonSchema } from './fields.js'
+import { filterableOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
+import { pathOf, type ResourceDefinition } from './resource.js'
+import { membersSchema } from './structures.js'
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+})
+
+const pascal = (text: string) =>
+  text
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')
+
+/** The JSON Schema of a record as the full view returns it. */
+function recordSchema(resource: ResourceDefinition): JsonSchema {
+  const fieldSchemas = Object.entries(resource.fields).map(([name, field]) => {
+    const schema = field.schema()
+    return [
+      name,
+      field.options.public ? schema : { ...schema, description: withPrivateNote(schema) },
+    ]
+  })
+  return {
+    type: 'object',
+    required: ['id', 'object', 'created_at', 'updated_at'],
+    properties: {
+      id: { type: 'string', pattern: `^${resource.idPrefix}_` },
+      object: { const: resource.object },
+      ...Object.fromEntries(fieldSchemas),
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+    },
+  }
+}
+
+function withPrivateNote(schema: JsonSchema): string {
+  const note = 'Only with the read scope (omitted from the public projection).'
+  return typeof schema.description === 'string' ? `${schema.description} ${note}` : note
+}
+
+/** The request body of a create or a PATCH: the writable fields, nothing else. */
+function writeSchema(resource: ResourceDefinition, mode: 'create' | 'update'): JsonSchema {
+  const writable = Object.entries(resource.fields).filter(([, f]) => !f.options.readOnly)
+  const required =
+    mode === 'create'
+      ? writable.filter(([, f]) => f.options.required && f.options.default === undefined)
+      : []
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(writable.map(([name, f]) => [name, f.schema()])),
+    ...(required.length > 0 && { required: required.map(([name]) => name) }),
+  }
+}
+
+/** The component schemas of resources: each record, and the bodies that create and update it. */
+export function resourceSchemas(
+  resources: readonly ResourceDefinition[],
+): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    resources.flatMap((resource) => {
+      const name = pascal(resource.object)
+      const writes: Array<[string, JsonSchema]> = [
+        [`${name}Update`, writeSchema(resource, 'update')],
+      ]
+      if (resource.operations.includes('create'))
+        writes.push([`${name}Create`, writeSchema(resource, 'create')])
+      return [[name, recordSchema(resource)], ...writes]
+    }),
+  )
+}
+
+/** The path items of one resource, derived from the same declaration as its routes. */
+export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
+  const base = pathOf(resource)
+  const name = pascal(resource.object)
+  const tags = [resource.collection]
+  const ref = (suffix = '') => ({ $ref: `#/components/schemas/${name}${suffix}` })
+  const record = ref()
+  const { read, write } = resource.scopes
+  const readSecurity = resource.public ? [{}, { oauth2: [read] }] : [{ oauth2: [read] }]
+  const writeSecurity = [{ oauth2: [write] }]
+  const json = (schema: JsonSchema) => ({ 'application/json': { schema } })
+  const one = (description: string) => ({
+    description,
+    headers: { ETag: { schema: { type: 'string' } } },
+    content: json(record),
+  })
+  const readErrors = {
+    '401': problem('Invalid token (or none, where the resource has no public projection)'),
+    '403': problem(`The token lacks ${read}`),
+    '404': problem('No such record, or not public'),
+    ...(resource.public && {
+      '429': problem('Too many requests without a token from this address'),
+    }),
+  }
+  const writeErrors = {
+    '401': problem('No token, or an invalid one'),
+    '403': problem(
+      `The token lacks ${write} (insufficient_scope) or the role may not write (forbidden_role)`,
+    ),
+    '404': problem('No such record'),
+    '409': problem('Conflict: the record has dependants, or an Idempotency-Key is in flight'),
+    '412': problem('If-Match does not match the current ETag'),
+    '415': problem('The body is not application/json'),
+    '422': problem('Validation failed (errors names each field), or idempotency_key_reused'),
+  }
+  const idParam = {
+    name: 'id',
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: resource.slugField ? 'The id, or the slug' : 'The id',
+  }
+  const ifMatch = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }
+  const idempotencyKey = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    schema: { type: 'string', maxLength: 255 },
+    description: 'Replays the first answer for the same key and body (24 h)',
+  }
+  const itemPath = resource.singleton ? base : `${base}/{id}`
+  const itemParams = resource.singleton ? [] : [idParam]
+  const has = (op: ResourceDefinition['operations'][number]) => resource.operations.includes(op)
+  const paths: OpenApiPaths = {}
+  const collection: Record<string, unknown> = {}
+  const item: Record<string, unknown> = {}
+
+  if (has('list'))
+    collection.get = {
+      operationId: `list${pascal(resource.collection)}`,
+      summary: `List ${resource.collection.replaceAll('_', ' ')}`,
+      tags,
+      security: readSecurity,
+      parameters: listParameters(resource),
+      responses: {
+        '200': {
+          description: 'A page of records',
+          content: json({
+            type: 'object',
+            required: ['object', 'data', 'has_more', 'next_cursor'],
+            properties: {
+              object: { const: 'list' },
+              data: { type: 'array', items: record },
+              has_more: { type: 'boolean' },
+              next_cursor: { type: ['string', 'null'] },
+              total_count: { type: 'integer' },
+            },
+          }),
+        },
+        '400': problem('An unknown filter, sort or a malformed cursor'),
+        ...readErrors,
+      },
+    }
+  if (has('create'))
+    collection.post = {
+      operationId: `create${name}`,
+      summary: `Create a ${resource.object.replaceAll('_', ' ')}`,
+      tags,
+      security: writeSecurity,
+      parameters: [idempotencyKey],
+      requestBody: { required: true, content: json(ref('Create')) },
+      responses: {
+        '201': { ...one('Created'), headers: { Location: { schema: { type: 'string' } } } },
+        ...(resource.existing && { '200': one('It existed already: the existing record') }),
+        '400': problem('Malformed body'),
+        ...writeErrors,
+      },
+    }
+  if (has('get'))
+    item.get = {
+      operationId: `get${name}`,
+      summary: `Get a ${resource.object.replaceAll('_', ' ')}`,
+      tags,
+      security: readSecurity,
+      parameters: itemParams,
+      responses: {
+        '200': one('The record (the public projection without the scope)'),
+        ...readErrors,
+      },
+    }
+  if (has('update'))
+    item.patch = {
+      operationId: `update${name}`,
+      summary: `Update a ${resource.object.replaceAll('_', ' ')} (JSON merge; null clears)`,
+      tags,
+      security: writeSecurity,
+      parameters: [...itemParams, ifMatch],
+      requestBody: { required: true, content: json(ref('Update')) },
+      responses: {
+        '200': one('The updated record'),
+        '400': problem('Malformed body'),
+        ...writeErrors,
+      },
+    }
+  if (has('delete'))
+    item.delete = {
+      operationId: `delete${name}`,
+      summary: `Delete a ${resource.object.replaceAll('_', ' ')}`,
+      tags,
+      security: writeSecurity,
+      parameters: [...itemParams, ifMatch],
+      responses: { '204': { description: 'Deleted' }, ...writeErrors },
+    }
+  const parent = resource.parent
+  if (parent) {
+    // Listed everywhere, and under its parent; created only under its parent.
+    const owner = parent.resource()
+    const ownerParam = {
+      name: parent.column,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }
+    const under: Record<string, unknown> = {}
+    if (collection.get) {
+      const get = collection.get as Record<string, unknown>
+      under.get = {
+        ...get,
+        operationId: `list${pascal(resource.collection)}Of${pascal(owner.object)}`,
+        parameters: [ownerParam, ...(get.parameters as unknown[])],
+      }
+    }
+    if (collection.post) {
+      const post = collection.post as Record<string, unknown>
+      under.post = { ...post, parameters: [ownerParam, ...(post.parameters as unknown[])] }
+      delete collection.post
+    }
+    if (Object.keys(under).length > 0)
+      paths[`${pathOf(owner)}/{${parent.column}}/${resource.collection}`] = under
+  }
+  if (Object.keys(collection).length > 0 && !resource.singleton) paths[base] = collection
+  if (Object.keys(item).length > 0) paths[itemPath] = item
+  for (const action of resource.actions ?? [])
+    paths[`${itemPath}/${action.name}`] = {
+      post: {
+        operationId: `${action.name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}${name}`,
+        summary: action.summary,
+        tags,
+        security: writeSecurity,
+        parameters: [...itemParams, ifMatch, idempotencyKey],
+        ...(action.input && {
+          requestBody: { required: false, content: json(membersSchema(action.input)) },
+        }),
+        responses: {
+          [action.creates ? '201' : '200']: one(action.creates ? 'The new record' : 'The record'),
+          ...writeErrors,
+        },
+      },
+    }
+  return paths
+}
+
+function listParameters(resource: ResourceDefinition): unknown[] {
+  const sortable = sortableOf(resource)
+  const params: unknown[] = [
+    {
+      name: 'limit',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 20 },
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      schema: { type: 'string' },
+      description: 'next_cursor of the previous page',
+    },
+    {
+      name: 'sort',
+      in: 'query',
+      schema: { type: 'string' },
+      description: `Comma-separated, - for descending: ${sortable.join(', ')}`,
+    },
+  ]
+  if (searchableOf(resource).length > 0)
+    params.push({
+      name: 'q',
+      in: 'query',
+      schema: { type: 'string' },
+      description: `Case-insensitive search in ${searchableOf(resource).join(', ')}`,
+    })
+  for (const name of filterableOf(resource)) {
+    const field = resource.fields[name]
+    if (!field) continue
+    const schema = field.schema()
+    const { readOnly: _readOnly, description: _description, ...scalar } = schema
+    params.push({ name, in: 'query', schema: scalar })
+    if (field.filterKind === 'range')
+      for (const op of ['gt', 'gte', 'lt', 'lte'])
+        params.push({ name: `${name}[${op}]`, in: 'query', schema: scalar })
+  }
+  return params
+}

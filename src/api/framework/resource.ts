@@ -1,0 +1,117 @@
+import type { AppDeps } from '../../http/deps.js'
+import type { Role } from '../../oauth/roles.js'
+import type { Caller } from '../caller.js'
+import { timestamp } from '../conventions.js'
+import type { Field, Row } from './fields.js'
+import type { ResourceDb } from './store.js'
+
+export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete'
+
+/** Column → the values it may hold; all must match. An empty condition matches every row. */
+export type Condition = Readonly<Record<string, readonly (string | number)[]>>
+
+/** What a hook or an action works with. */
+export interface ResourceContext {
+  readonly deps: AppDeps
+  readonly db: ResourceDb
+  readonly caller: Extract<Caller, { kind: 'token' }>
+  readonly now: number
+}
+
+/** A state change or other operation beyond CRUD, served as `POST {path}/{id}/{name}`. */
+export interface Action {
+  readonly name: string
+  readonly summary: string
+  /** 200 with the changed object, or 201 with a new one (duplicate). */
+  readonly creates?: boolean
+  /** The members its JSON body may carry (none when absent). */
+  readonly input?: Readonly<Record<string, Field>>
+  /** Returns the id of the object to answer with (the same one, or the new one). */
+  run(context: ResourceContext, row: Row, input: Record<string, unknown>): Promise<string>
+}
+
+/** Everything about one resource; the framework derives routes, queries and documents. */
+export interface ResourceDefinition {
+  /** The `object` member of each record, e.g. `course`. */
+  readonly object: string
+  /** The collection name: the path segment after /api/v1/, equal to the scope resource. */
+  readonly collection: string
+  readonly table: string
+  /** Id prefix without the underscore, e.g. `crs`. */
+  readonly idPrefix: string
+  readonly scopes: { readonly read: string; readonly write: string }
+  /** Roles that may write, on top of holding the write scope. */
+  readonly writeRoles: readonly Role[]
+  readonly fields: Readonly<Record<string, Field>>
+  readonly operations: readonly Operation[]
+  /** Rows of the table that belong to this resource (members: the team roles of `users`). */
+  readonly rows?: Condition
+  /** The row id of a singleton (`/api/v1/school`): only get and update, no id in the path. */
+  readonly singleton?: string
+  /**
+   * Which records callers without the read scope see (in the public projection). `get`
+   * applies to single reads, `list` to collections (defaults to `get`). Absent: nothing is
+   * public, and reading needs the scope.
+   */
+  readonly public?: {
+    readonly get: Condition
+    readonly list?: Condition
+    /** The parent record must be public too (a lesson of an unpublished course is not). */
+    readonly withParent?: boolean
+    /** A time column that must be set and not in the future (scheduled publication). */
+    readonly since?: string
+  }
+  /**
+   * The record belongs to a parent (a section to a course): lists and creates are also served
+   * under `{parent path}/{id}/{collection}`, and `column` holds the parent's id.
+   */
+  readonly parent?: { readonly resource: () => ResourceDefinition; readonly column: string }
+  /** A field whose value also identifies a record in the `{id}` position. */
+  readonly slugField?: string
+  /** The order of a list without `sort`, e.g. `-created_at` or `position`. */
+  readonly defaultSort?: string
+  /** Extra members computed from the row (after the fields). */
+  readonly computed?: (row: Row, full: boolean, deps: AppDeps) => Record<string, unknown>
+  /** Fills server-made columns before insert (slug, position …); may throw a problem. */
+  readonly beforeCreate?: (context: ResourceContext, values: Row) => Promise<void>
+  /**
+   * A record the create would duplicate (an enrollment of the same student in the same
+   * course): the create then answers 200 with it instead of making another.
+   */
+  readonly existing?: (context: ResourceContext, values: Row) => Promise<string | undefined>
+  /** Checks a write (create or update) after field validation; `existing` on updates. */
+  readonly beforeWrite?: (context: ResourceContext, values: Row, existing?: Row) => Promise<void>
+  /** Refuses a delete (409) while something depends on the record. */
+  readonly beforeDelete?: (context: ResourceContext, row: Row) => Promise<void>
+  /** How a delete is carried out, when it is not removing the row (members are demoted). */
+  readonly remove?: (context: ResourceContext, row: Row) => Promise<void>
+  readonly actions?: readonly Action[]
+  readonly summary?: string
+}
+
+/** Declares a resource; the identity function that gives the declaration its type. */
+export function defineResource(definition: ResourceDefinition): ResourceDefinition {
+  return definition
+}
+
+export function pathOf(resource: ResourceDefinition): string {
+  return `/api/v1/${resource.collection}`
+}
+
+/** The JSON of a record: the full one, or only the public fields. */
+export function viewOf(
+  resource: ResourceDefinition,
+  row: Row,
+  full: boolean,
+  deps: AppDeps,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.id, object: resource.object }
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (!full && !field.options.public) continue
+    out[name] = field.fromColumn(row[name] ?? null)
+  }
+  if (resource.computed) Object.assign(out, resource.computed(row, full, deps))
+  out.created_at = timestamp(row.created_at as number)
+  out.updated_at = timestamp(row.updated_at as number)
+  return out
+}

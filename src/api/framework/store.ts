@@ -1,0 +1,170 @@
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely'
+import type { Row } from './fields.js'
+import type { Condition, ResourceDefinition } from './resource.js'
+
+/**
+ * The database as the resource framework sees it: tables by name, columns by name. The
+ * declarations name the columns; schema.ts types the same tables for hand-written queries.
+ */
+export type ResourceDb = Kysely<Record<string, Row>>
+
+type Eb = ExpressionBuilder<Record<string, Row>, string>
+
+/** One key of a sort: a column and its direction. */
+export interface SortKey {
+  readonly column: string
+  readonly descending: boolean
+}
+
+/** A comparison on a filterable column. */
+export interface Filter {
+  readonly column: string
+  readonly op: '=' | '>' | '>=' | '<' | '<='
+  readonly value: unknown
+}
+
+export interface ListQuery {
+  readonly filters: readonly Filter[]
+  readonly search?: { readonly columns: readonly string[]; readonly text: string }
+  readonly visible?: Visibility
+  readonly sort: readonly SortKey[]
+  /** The sort values and id of the last row of the previous page. */
+  readonly after?: readonly unknown[]
+  readonly limit: number
+}
+
+/** A condition on a table's rows, built into a query's where clause. */
+export type Visibility = (eb: Eb) => Expression<SqlBool>
+
+/**
+ * Which rows callers without the read scope see, in SQL: the resource's own condition and,
+ * when it says so, a parent that is itself visible (recursively), as a subquery. Lists use
+ * the list condition of each level, single reads the get condition.
+ */
+export function visibilityOf(
+  resource: ResourceDefinition,
+  mode: 'get' | 'list',
+  now: number,
+  withParent = true,
+): Visibility {
+  const rules = resource.public
+  const condition: Condition = rules ? (mode === 'list' && rules.list) || rules.get : {}
+  const parent = withParent && rules?.withParent ? resource.parent : undefined
+  return (eb) => {
+    const parts: Expression<SqlBool>[] = Object.entries(condition).map(([column, values]) =>
+      eb(column, 'in', [...values]),
+    )
+    if (!rules) parts.push(sql<SqlBool>`1 = 0`)
+    if (rules?.since) parts.push(eb(rules.since, '<=', now))
+    if (parent) {
+      const owner = parent.resource()
+      const visible = visibilityOf(owner, mode, now)
+      parts.push(eb(parent.column, 'in', eb.selectFrom(owner.table).select('id').where(visible)))
+    }
+    return eb.and(parts)
+  }
+}
+
+function whereOf(eb: Eb, query: ListQuery): Expression<SqlBool> {
+  const parts: Expression<SqlBool>[] = query.filters.map((f) => eb(f.column, f.op, f.value))
+  if (query.visible) parts.push(query.visible(eb))
+  if (query.search) {
+    const pattern = `%${query.search.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    parts.push(
+      eb.or(
+        query.search.columns.map(
+          (c) => sql<SqlBool>`lower(${sql.ref(c)}) like ${pattern} escape '\\'`,
+        ),
+      ),
+    )
+  }
+  return eb.and(parts)
+}
+
+/**
+ * Keyset pagination: rows strictly after `after` in the sort order (the sort keys, then the
+ * id as a tie-breaker). Rows inserted meanwhile never shift a page boundary.
+ */
+function afterOf(eb: Eb, sort: readonly SortKey[], after: readonly unknown[]): Expression<SqlBool> {
+  return eb.or(
+    sort.map((key, i) =>
+      eb.and([
+        ...sort.slice(0, i).map((prev, j) => eb(prev.column, '=', after[j])),
+        eb(key.column, key.descending ? '<' : '>', after[i]),
+      ]),
+    ),
+  )
+}
+
+/** The queries every resource shares, written once for both engines. */
+export function createResourceStore(db: ResourceDb, resource: ResourceDefinition) {
+  const table = resource.table
+  const own = resource.rows ?? {}
+  const ours = (eb: Eb) =>
+    eb.and(Object.entries(own).map(([column, values]) => eb(column, 'in', [...values])))
+  return {
+    async find(id: string): Promise<Row | undefined> {
+      return db.selectFrom(table).selectAll().where('id', '=', id).where(ours).executeTakeFirst()
+    },
+
+    /**
+     * By id, or by slug when the resource has one and the key is not an id; with `visible`,
+     * only a row the public may see (in the same single query).
+     */
+    async findByKey(key: string, visible?: Visibility): Promise<Row | undefined> {
+      const column =
+        resource.slugField && !key.startsWith(`${resource.idPrefix}_`) ? resource.slugField : 'id'
+      let select = db.selectFrom(table).selectAll().where(column, '=', key).where(ours)
+      if (visible) select = select.where(visible)
+      return select.executeTakeFirst()
+    },
+
+    /** The page after `query.after`, one row more than the limit to tell whether more exist. */
+    async list(query: ListQuery): Promise<{ rows: Row[]; hasMore: boolean }> {
+      let select = db
+        .selectFrom(table)
+        .selectAll()
+        .where(ours)
+        .where((eb) => whereOf(eb, query))
+      if (query.after) {
+        const after = query.after
+        select = select.where((eb) => afterOf(eb, query.sort, after))
+      }
+      for (const key of query.sort)
+        select = select.orderBy(key.column, key.descending ? 'desc' : 'asc')
+      const rows = await select.limit(query.limit + 1).execute()
+      return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
+    },
+
+    async count(query: ListQuery): Promise<number> {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where(ours)
+        .where((eb) => whereOf(eb, query))
+        .executeTakeFirst()
+      return Number(row?.n ?? 0)
+    },
+
+    async insert(values: Row): Promise<void> {
+      await db.insertInto(table).values(values).execute()
+    },
+
+    async update(id: string, values: Row): Promise<void> {
+      await db.updateTable(table).set(values).where('id', '=', id).where(ours).execute()
+    },
+
+    async remove(id: string): Promise<void> {
+      await db.deleteFrom(table).where('id', '=', id).where(ours).execute()
+    },
+
+    /** Whether another record holds `value` in `column`. */
+    async taken(column: string, value: unknown, exceptId?: string): Promise<boolean> {
+      let select = db.selectFrom(table).select('id').where(column, '=', value)
+      if (exceptId) select = select.where('id', '<>', exceptId)
+      return (await select.limit(1).executeTakeFirst()) !== undefined
+    },
+  }
+}
+
+export type ResourceStore = ReturnType<typeof createResourceStore>

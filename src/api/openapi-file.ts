@@ -1,0 +1,21 @@
+import { ROUTE_MODULES } from '../http/app.js'
+import type { AppContext } from '../http/deps.js'
+import { buildOpenApiDocument } from './openapi.js'
+
+/** The issuer the checked-in openapi.json is written for. */
+const DOCUMENT_ISSUER = 'https://school.example'
+
+/**
+ * The OpenAPI document every route module declares, as `GET /openapi.json` serves it, for an
+ * issuer: `portico openapi` prints it and a test compares it with the checked-in copy.
+ */
+export function openApiDocumentFor(issuer: string = DOCUMENT_ISSUER): Record<string, unknown> {
+  const advertised: Record<string, string> = {}
+  const paths: AppContext['openapi'] = {}
+  for (const module of ROUTE_MODULES) {
+    for (const [key, path] of Object.entries(module.advertises ?? {}))
+      advertised[key] = `${issuer}${path}`
+    Object.assign(paths, module.openapi)
+  }
+  return buildOpenApiDocument(issuer, paths, advertised)
+}

@@ -1,0 +1,116 @@
+import { ProblemError } from '../../http/problem.js'
+import { type Role, roleAllows } from '../../oauth/roles.js'
+import { ALL_SCOPES } from '../../oauth/scopes.js'
+import { hashPassword } from '../../platform/passwords.js'
+import { email, enumeration, instant, text, url } from '../framework/fields.js'
+import { defineResource, type ResourceContext } from '../framework/resource.js'
+
+const TEAM: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant']
+const RANK: Readonly<Record<string, number>> = {
+  owner: 5,
+  admin: 4,
+  editor: 3,
+  lecturer: 2,
+  teaching_assistant: 1,
+}
+
+const forbidden = (detail: string) =>
+  new ProblemError(403, { code: 'forbidden_role', title: 'Forbidden', detail })
+
+/** Refuses a change that would leave the school without an active owner. */
+async function keepAnOwner(context: ResourceContext, leaving: string): Promise<void> {
+  const other = await context.db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'owner')
+    .where('status', '<>', 'suspended')
+    .where('id', '<>', leaving)
+    .limit(1)
+    .executeTakeFirst()
+  if (!other)
+    throw new ProblemError(409, {
+      code: 'conflict',
+      title: 'Conflict',
+      detail: 'this is the last owner: make another member owner first',
+    })
+}
+
+/** What the caller may do to a member holding `current` (or about to hold `next`). */
+function checkAuthority(context: ResourceContext, current: string | undefined, next: unknown) {
+  const mine = RANK[context.caller.user.role] ?? 0
+  for (const role of [current, next])
+    if (typeof role === 'string' && (RANK[role] ?? 0) > mine)
+      throw forbidden(`a ${context.caller.user.role} may not manage or grant the ${role} role`)
+  if (current === 'owner' && context.caller.user.role !== 'owner')
+    throw forbidden('only an owner may change an owner')
+}
+
+/**
+ * The team (DOMAIN.md §4.3.4): the accounts with a team role. Invite creates an account in
+ * the `invited` state; suspending disables sign-in and every token at once; removing turns
+ * the account back into a learner and revokes its grants. Nobody raises their own role,
+ * nobody grants above their own, only an owner touches an owner, and the last active owner
+ * is never demoted, suspended or removed.
+ */
+export const members = defineResource({
+  object: 'member',
+  collection: 'members',
+  table: 'users',
+  idPrefix: 'usr',
+  summary: 'The school’s team',
+  scopes: { read: 'members:read', write: 'members:write' },
+  writeRoles: ['owner', 'admin'],
+  operations: ['list', 'get', 'create', 'update', 'delete'],
+  rows: { role: [...TEAM] },
+  fields: {
+    email: email({ required: true, unique: true, immutable: true, search: true, filter: true }),
+    name: text({ max: 100, sortable: true, search: true }),
+    avatar_url: url({ readOnly: true, nullable: true }),
+    role: enumeration(TEAM, { required: true, filter: true, sortable: true }),
+    status: enumeration(['invited', 'active', 'suspended'], { filter: true, default: 'invited' }),
+    invited_at: instant({ readOnly: true, nullable: true }),
+    invited_by: text({ readOnly: true, nullable: true }),
+  },
+  computed: (row) => ({
+    permissions: ALL_SCOPES.filter((scope) => roleAllows(row.role as Role, scope)),
+  }),
+  async beforeCreate(context, values) {
+    checkAuthority(context, undefined, values.role)
+    values.name ??= (values.email as string).split('@')[0]
+    values.status = 'invited'
+    values.invited_at = context.now
+    values.invited_by = context.caller.user.id
+    // Never usable: the invited person sets a password through the sign-in page's reset.
+    values.password_hash = await hashPassword(context.deps.random.token('inv'))
+  },
+  async beforeWrite(context, values, existing) {
+    if (!existing) return
+    const self = existing.id === context.caller.user.id
+    const role = values.role
+    if (role !== undefined && role !== existing.role) {
+      checkAuthority(context, existing.role as string, role)
+      if (self && (RANK[role as string] ?? 0) > (RANK[existing.role as string] ?? 0))
+        throw forbidden('nobody raises their own role')
+      if (existing.role === 'owner') await keepAnOwner(context, existing.id as string)
+    } else checkAuthority(context, existing.role as string, undefined)
+    if (values.status === 'suspended') {
+      if (existing.role === 'owner') await keepAnOwner(context, existing.id as string)
+      values.disabled_at = context.now
+    } else if (values.status !== undefined) values.disabled_at = null
+  },
+  async remove(context, row) {
+    checkAuthority(context, row.role as string, undefined)
+    if (row.role === 'owner') await keepAnOwner(context, row.id as string)
+    await context.db
+      .updateTable('users')
+      .set({ role: 'student', status: 'active', updated_at: context.now })
+      .where('id', '=', row.id as string)
+      .execute()
+    await context.db
+      .updateTable('grants')
+      .set({ revoked_at: context.now })
+      .where('user_id', '=', row.id as string)
+      .where('revoked_at', 'is', null)
+      .execute()
+  },
+})

@@ -1,0 +1,268 @@
+import { expect, it } from 'vitest'
+import { pathOf, type ResourceDefinition } from '../../../src/api/framework/resource.js'
+import type { Role } from '../../../src/oauth/roles.js'
+import { type Json, readJson } from '../../support/http.js'
+import type { TestServer } from '../../support/server.js'
+import { issue } from '../../support/token-lifecycle.js'
+
+/** What the shared checks need to know about a resource beyond its declaration. */
+export interface ConventionSpec {
+  readonly resource: ResourceDefinition
+  /** A valid create body; `n` makes unique values unique. Collections only. */
+  readonly sample?: (n: number) => Record<string, unknown>
+  /** A valid partial update. */
+  readonly update: Record<string, unknown>
+  /** A write with one invalid field, and that field's name. */
+  readonly invalid: { readonly body: Record<string, unknown>; readonly field: string }
+  /** A team role whose token, even asking for the write scope, may not write. */
+  readonly deniedRole: Role
+  /** Where records are created, when not the collection itself (under a parent). */
+  readonly createPath?: () => string
+  /** Makes a freshly created record public (publish it), for resources hiding new records. */
+  readonly makePublic?: (id: string, token: string) => Promise<void>
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
+
+/** A client for one server with a token (or none). */
+export function apiClient(server: TestServer, token?: string) {
+  return (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers)
+    if (token) headers.set('authorization', `Bearer ${token}`)
+    if (init.json !== undefined) headers.set('content-type', 'application/json')
+    return server.fetch(path, {
+      ...init,
+      headers,
+      ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+    })
+  }
+}
+
+async function expectProblem(response: Response, status: number, code?: string): Promise<Json> {
+  expect(response.status).toBe(status)
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  const body = await readJson(response)
+  if (code) expect(body.code).toBe(code)
+  return body
+}
+
+/**
+ * Registers the checks every resource must pass, from its declaration: projections, scopes,
+ * roles, validation, pagination, If-Match and Idempotency-Key. Call inside a `describe` whose
+ * `beforeAll` started the server `getServer` returns.
+ */
+export function checkConventions(getServer: () => TestServer, spec: ConventionSpec): void {
+  const { resource } = spec
+  const base = pathOf(resource)
+  const privateFields = Object.entries(resource.fields)
+    .filter(([, f]) => !f.options.public)
+    .map(([name]) => name)
+  const scopes = `${resource.scopes.read} ${resource.scopes.write}`
+  let counter = 0
+  const writer = () => issue(getServer(), { role: 'owner', scope: scopes })
+  const createPath = () => spec.createPath?.() ?? base
+
+  /** A record to check against: the singleton, or a new one. Returns its path. */
+  async function record(token: string, publish = false): Promise<{ path: string; body: Json }> {
+    const call = apiClient(getServer(), token)
+    if (resource.singleton) return { path: base, body: await readJson(await call(base)) }
+    counter += 1
+    const response = await call(createPath(), { method: 'POST', json: spec.sample?.(counter) })
+    expect(response.status).toBe(201)
+    const body = await readJson(response)
+    if (publish) await spec.makePublic?.(body.id, token)
+    return { path: `${base}/${body.id}`, body }
+  }
+
+  it('answers a single object with a prefixed id, RFC 3339 times and an ETag', async () => {
+    const { accessToken } = await writer()
+    const { path } = await record(accessToken)
+    const response = await apiClient(getServer(), accessToken)(path)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/)
+    expect(response.headers.get('data-visibility')).toBe('full')
+    const body = await readJson(response)
+    expect(body.object).toBe(resource.object)
+    if (!resource.singleton) expect(body.id).toMatch(new RegExp(`^${resource.idPrefix}_`))
+    expect(body.created_at).toMatch(RFC3339)
+    expect(body.updated_at).toMatch(RFC3339)
+    for (const name of Object.keys(resource.fields)) expect(body).toHaveProperty(name)
+  })
+
+  if (resource.public) {
+    it('shows callers without the read scope only the public projection', async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken, true)
+      const other = await issue(getServer(), { role: 'owner', scope: 'account:read' })
+      for (const token of [undefined, other.accessToken]) {
+        const call = apiClient(getServer(), token)
+        const one = await call(path)
+        expect(one.status).toBe(200)
+        expect(one.headers.get('data-visibility')).toBe('public')
+        const body = await readJson(one)
+        for (const name of privateFields) expect(body).not.toHaveProperty(name)
+        if (resource.singleton) continue
+        const list = await readJson(await call(`${base}?limit=100`))
+        expect(list.data.length).toBeGreaterThan(0)
+        for (const item of list.data)
+          for (const name of privateFields) expect(item).not.toHaveProperty(name)
+      }
+    })
+  } else {
+    it('refuses anonymous callers with 401 and tokens without the read scope with 403', async () => {
+      const call = apiClient(getServer())
+      await expectProblem(await call(base), 401, 'unauthenticated')
+      const other = await issue(getServer(), { role: 'owner', scope: 'account:read' })
+      const response = await apiClient(getServer(), other.accessToken)(base)
+      await expectProblem(response, 403, 'insufficient_scope')
+    })
+  }
+
+  if (spec.makePublic) {
+    it('answers 404 for an unpublished record, exactly as for one that does not exist', async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const call = apiClient(getServer())
+      const hidden = await expectProblem(await call(path), 404, 'not_found')
+      const missing = await expectProblem(await call(`${base}/${resource.idPrefix}_nope`), 404)
+      expect({ ...hidden, request_id: 0 }).toEqual({ ...missing, request_id: 0 })
+    })
+  }
+
+  it('refuses a write without the write scope: 403 insufficient_scope', async () => {
+    const reader = await issue(getServer(), { role: 'owner', scope: resource.scopes.read })
+    const call = apiClient(getServer(), reader.accessToken)
+    const response = resource.singleton
+      ? await call(base, { method: 'PATCH', json: spec.update })
+      : await call(createPath(), { method: 'POST', json: spec.sample?.(0) })
+    const body = await expectProblem(response, 403, 'insufficient_scope')
+    expect(body.required_scopes).toEqual([resource.scopes.write])
+    expect(response.headers.get('www-authenticate')).toContain(resource.scopes.write)
+  })
+
+  it('refuses a write from a role that may not make it: 403 problem', async () => {
+    const denied = await issue(getServer(), { role: spec.deniedRole, scope: scopes })
+    const { accessToken } = await writer()
+    const { path } = await record(accessToken)
+    const response = await apiClient(getServer(), denied.accessToken)(path, {
+      method: 'PATCH',
+      json: spec.update,
+    })
+    const body = await expectProblem(response, 403)
+    expect(['insufficient_scope', 'forbidden_role']).toContain(body.code)
+  })
+
+  it('names the invalid, unknown and read-only fields of a write in a 422', async () => {
+    const { accessToken } = await writer()
+    const { path } = await record(accessToken)
+    const call = apiClient(getServer(), accessToken)
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [spec.invalid.body, spec.invalid.field, ''],
+      [{ no_such_field: 1 }, 'no_such_field', 'unknown_field'],
+      [{ id: 'x' }, 'id', 'read_only'],
+    ]
+    for (const [json, field, code] of cases) {
+      const body = await expectProblem(
+        await call(path, { method: 'PATCH', json }),
+        422,
+        'validation_failed',
+      )
+      const error = body.errors.find(
+        (e: Json) => e.field === field || e.field.startsWith(`${field}.`),
+      )
+      expect(error, JSON.stringify(body.errors)).toBeDefined()
+      if (code) expect(error.code).toBe(code)
+    }
+  })
+
+  it('honours If-Match: 412 on a stale tag, success on the current one', async () => {
+    const { accessToken } = await writer()
+    const { path } = await record(accessToken)
+    const call = apiClient(getServer(), accessToken)
+    const etag = (await call(path)).headers.get('etag') ?? ''
+    const stale = await call(path, {
+      method: 'PATCH',
+      json: spec.update,
+      headers: { 'if-match': '"stale"' },
+    })
+    await expectProblem(stale, 412, 'precondition_failed')
+    const fresh = await call(path, {
+      method: 'PATCH',
+      json: spec.update,
+      headers: { 'if-match': etag },
+    })
+    expect(fresh.status).toBe(200)
+    expect(fresh.headers.get('etag')).toMatch(/^"/)
+    expect(await readJson(fresh)).toMatchObject({ object: resource.object })
+  })
+
+  if (resource.singleton) return
+
+  it('creates with 201 and a Location that answers', async () => {
+    const { accessToken } = await writer()
+    const call = apiClient(getServer(), accessToken)
+    const response = await call(createPath(), { method: 'POST', json: spec.sample?.(++counter) })
+    expect(response.status).toBe(201)
+    const body = await readJson(response)
+    expect(response.headers.get('location')).toBe(`${getServer().issuer}${base}/${body.id}`)
+    expect((await call(`${base}/${body.id}`)).status).toBe(200)
+  })
+
+  it('replays a POST with the same Idempotency-Key and body; refuses another body', async () => {
+    const { accessToken } = await writer()
+    const call = apiClient(getServer(), accessToken)
+    const key = `key-${Math.random()}`
+    const json = spec.sample?.(++counter)
+    const init = { method: 'POST', json, headers: { 'idempotency-key': key } }
+    const first = await call(createPath(), init)
+    const again = await call(createPath(), init)
+    expect(first.status).toBe(201)
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect((await readJson(again)).id).toBe((await readJson(first)).id)
+    const other = await call(createPath(), {
+      method: 'POST',
+      json: spec.sample?.(++counter),
+      headers: { 'idempotency-key': key },
+    })
+    await expectProblem(other, 422, 'idempotency_key_reused')
+  })
+
+  it('walks every record exactly once, even with inserts between pages', async () => {
+    const { accessToken } = await writer()
+    const call = apiClient(getServer(), accessToken)
+    for (let i = 0; i < 5; i += 1) await record(accessToken)
+    const all = await readJson(await call(`${base}?limit=100`))
+    const before = new Set(all.data.map((r: Json) => r.id))
+    expect(all.total_count).toBe(before.size)
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const page: Json = await readJson(
+        await call(`${base}?limit=2${cursor ? `&cursor=${cursor}` : ''}`),
+      )
+      expect(page.object).toBe('list')
+      expect(page.data.length).toBeLessThanOrEqual(2)
+      seen.push(...page.data.map((r: Json) => r.id))
+      cursor = page.has_more ? page.next_cursor : null
+      await record(accessToken)
+    } while (cursor)
+    expect(new Set(seen).size).toBe(seen.length)
+    for (const id of before) expect(seen).toContain(id)
+  })
+
+  it('refuses undeclared filters, sort keys, bad limits and foreign cursors with 400', async () => {
+    const { accessToken } = await writer()
+    const call = apiClient(getServer(), accessToken)
+    for (const query of [
+      'no_such_filter=1',
+      'sort=no_such_field',
+      'limit=0',
+      'limit=101',
+      'cursor=abc',
+    ]) {
+      const body = await expectProblem(await call(`${base}?${query}`), 400, 'invalid_request')
+      expect(body.errors[0].field).toBe(query.split('=')[0])
+    }
+  })
+}
