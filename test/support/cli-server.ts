@@ -7,10 +7,15 @@ const BIN = path.resolve('dist/cli/index.js')
 /** A `portico serve` process started from the built CLI. */
 export interface CliServer {
   readonly url: string
+  readonly pid: number
   /** Everything the process wrote, for searching. */
   output(): string
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>
+  /** Sends a signal and returns at once; `exited` tells when the process has gone. */
+  kill(signal: NodeJS.Signals): void
+  /** Resolves with the exit code (null after a signal) once the process has exited. */
+  readonly exited: Promise<number | null>
 }
 
 /**
@@ -49,9 +54,14 @@ export async function startCliServer(env: Record<string, string>): Promise<CliSe
   }
   return {
     url,
+    pid: child.pid ?? 0,
+    exited,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    },
     output: () => output,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM')
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
       const code = await exited
       clearTimeout(timer)

@@ -37,6 +37,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'info',
     PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
     PORTICO_REGISTRATION_RATE_LIMIT: '1000',
+    PORTICO_TOKEN_RATE_LIMIT: '100000',
+    PORTICO_ANONYMOUS_API_RATE_LIMIT: '100000',
     ...options.env,
   })
   const lines: string[] = []

@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { postgresAdminUrl } from '../support/databases.js'
+import {
+  Browser,
+  registerTestClient,
+  runAuthorization,
+  type Target,
+  type TestClient,
+  type TestPerson,
+} from '../support/flow.js'
+import { formInit, readJson } from '../support/http.js'
+import { exchangeCode, type Instances, refresh, startInstances } from '../support/instances.js'
+
+/**
+ * Hundreds of complete OAuth flows at once, spread over three instances on PostgreSQL (one
+ * on SQLite, which is one machine's database): no request may fail, no write may be lost,
+ * the pools must keep up, and memory must stay flat from one round to the next.
+ */
+const INSTANCES = postgresAdminUrl ? 3 : 1
+const PEOPLE = 30
+/** Flows in flight at any moment. */
+const CONCURRENCY = 300
+/** How long each round keeps starting flows. */
+const ROUND_MS = 4_000
+
+let cluster: Instances
+let browsers: Array<{ browser: Browser; person: TestPerson }>
+let metricsUrls: string[]
+
+beforeAll(async () => {
+  cluster = await startInstances(INSTANCES, {
+    env: { PORTICO_METRICS_PORT: '0' },
+  })
+  metricsUrls = cluster.servers.map((s) => /"metrics":"([^"]+)"/.exec(s.output())?.[1] ?? '')
+  // People sign in once each (argon2 is deliberately slow); their flows share the session.
+  const people = await Promise.all(Array.from({ length: PEOPLE }, () => cluster.person()))
+  const warmUp = await registerTestClient(cluster.at(0))
+  browsers = await Promise.all(
+    people.map(async (person) => {
+      const browser = new Browser(cluster.rotating())
+      const flow = await runAuthorization(browser.server, warmUp, person, { browser })
+      if (!flow.code) throw new Error('sign-in failed')
+      return { browser, person }
+    }),
+  )
+}, 60_000)
+afterAll(async () => {
+  await cluster?.stop()
+})
+
+/** One failed step of a flow: what was expected and what came. */
+class StepFailed extends Error {}
+
+async function expectStatus(response: Response, status: number, step: string): Promise<void> {
+  if (response.status !== status) {
+    throw new StepFailed(`${step}: ${response.status} ${await response.text()}`)
+  }
+}
+
+/**
+ * Register, authorize with consent, exchange the code, call the API, refresh, call it
+ * again, revoke, and see the token refused: every request to the next instance in turn.
+ */
+async function runFlow(
+  { browser, person }: { browser: Browser; person: TestPerson },
+  at: Target,
+  latencies: number[],
+): Promise<string> {
+  const timed = async (request: Promise<Response>) => {
+    const started = performance.now()
+    const response = await request
+    latencies.push(performance.now() - started)
+    return response
+  }
+  const client: TestClient = await registerTestClient(at)
+  const flow = await runAuthorization(browser.server, client, person, { browser })
+  if (!flow.code) throw new StepFailed(`authorize: ${flow.location}`)
+  const exchanged = await timed(exchangeCode(at, client, flow))
+  await expectStatus(exchanged, 200, 'token')
+  const tokens = await readJson(exchanged)
+  const api = (token: string) =>
+    timed(at.fetch('/api/v1', { headers: { authorization: `Bearer ${token}` } }))
+  await expectStatus(await api(tokens.access_token), 200, 'api')
+  const rotated = await timed(refresh(at, client, tokens.refresh_token))
+  await expectStatus(rotated, 200, 'refresh')
+  const fresh = await readJson(rotated)
+  await expectStatus(await api(fresh.access_token), 200, 'api after refresh')
+  const revoked = await timed(
+    at.fetch(
+      '/api/oauth/revoke',
+      formInit({ token: fresh.refresh_token, client_id: client.clientId }),
+    ),
+  )
+  await expectStatus(revoked, 200, 'revoke')
+  await expectStatus(await api(fresh.access_token), 401, 'api after revoke')
+  return client.clientId
+}
+
+interface Round {
+  readonly ms: number
+  readonly failures: string[]
+  readonly clientIds: string[]
+  readonly latencies: number[]
+  readonly maxWaiting: number
+}
+
+async function poolWaiting(): Promise<number> {
+  const texts = await Promise.all(
+    metricsUrls.map((url) =>
+      fetch(url)
+        .then((r) => r.text())
+        .catch(() => ''),
+    ),
+  )
+  return Math.max(
+    0,
+    ...texts.map((t) => Number(/^portico_db_pool_waiting_requests (\d+)/m.exec(t)?.[1] ?? 0)),
+  )
+}
+
+/**
+ * `CONCURRENCY` users, each running flow after flow until `durationMs` has passed: the load
+ * is bounded in time, whatever the speed of the machine.
+ */
+async function runRound(durationMs: number, concurrency = CONCURRENCY): Promise<Round> {
+  const latencies: number[] = []
+  const failures: string[] = []
+  const clientIds: string[] = []
+  let maxWaiting = 0
+  let running = true
+  const sampler = (async () => {
+    while (running) {
+      maxWaiting = Math.max(maxWaiting, await poolWaiting())
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  })()
+  const started = performance.now()
+  const deadline = started + durationMs
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, i) => {
+      const user = browsers[i % PEOPLE] ?? browsers[0]!
+      do {
+        try {
+          clientIds.push(await runFlow(user, cluster.rotating(), latencies))
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error))
+        }
+      } while (performance.now() < deadline)
+    }),
+  )
+  const ms = performance.now() - started
+  running = false
+  await sampler
+  return { ms, failures, clientIds, latencies, maxWaiting }
+}
+
+/** Resident memory of each instance, in MiB. */
+function residentMiB(): number[] {
+  return cluster.servers.map((s) => {
+    const status = readFileSync(`/proc/${s.pid}/status`, 'utf8')
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
+  })
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
+}
+
+describe(`under load: ${CONCURRENCY} concurrent flows over ${INSTANCES} instance(s)`, () => {
+  const rounds: Round[] = []
+  const memory: number[][] = []
+
+  it(`answers every request of ${CONCURRENCY} concurrent flows, in two rounds of ${ROUND_MS / 1000} s`, async () => {
+    await runRound(0, CONCURRENCY / 3)
+    memory.push(residentMiB())
+    for (let i = 0; i < 2; i++) {
+      rounds.push(await runRound(ROUND_MS))
+      memory.push(residentMiB())
+    }
+    const latencies = rounds.flatMap((r) => r.latencies)
+    console.info(
+      `load: ${rounds.map((r) => `${r.clientIds.length} flows in ${(r.ms / 1000).toFixed(1)} s`).join(', ')}; ` +
+        `token/API/revoke latency p50 ${percentile(latencies, 50).toFixed(0)} ms, ` +
+        `p95 ${percentile(latencies, 95).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ` +
+        `most queries waiting for a pool connection: ${Math.max(...rounds.map((r) => r.maxWaiting))}; ` +
+        `RSS MiB per instance after warm-up, round 1, round 2: ${memory.map((m) => m.map((v) => v.toFixed(0)).join('/')).join(', ')}`,
+    )
+    for (const round of rounds) {
+      expect(round.failures.slice(0, 5)).toEqual([])
+      expect(round.clientIds.length).toBeGreaterThanOrEqual(CONCURRENCY)
+      // Every flow in flight at the deadline finished, none hung (a request unanswered
+      // after 10 s is aborted, and counted among the failures).
+      expect(round.ms).toBeLessThan(ROUND_MS + 30_000)
+    }
+  }, 90_000)
+
+  it('lost no write: every client, grant, rotation and revocation is in the database', async () => {
+    const { db } = cluster.deps.database
+    const clientIds = rounds.flatMap((r) => r.clientIds)
+    const clients = await db
+      .selectFrom('clients')
+      .select('client_id')
+      .where('client_id', 'in', clientIds)
+      .execute()
+    expect(clients).toHaveLength(clientIds.length)
+    const grants = await db
+      .selectFrom('grants')
+      .select(['id', 'revoked_at', 'last_used_at'])
+      .where('client_id', 'in', clientIds)
+      .execute()
+    expect(grants).toHaveLength(clientIds.length)
+    expect(grants.filter((g) => g.revoked_at === null || g.last_used_at === null)).toEqual([])
+    const live = await db
+      .selectFrom('access_tokens')
+      .select('token_digest')
+      .where('client_id', 'in', clientIds)
+      .execute()
+    expect(live).toEqual([])
+  })
+
+  it('kept memory flat: the second round grew no instance by more than 64 MiB', () => {
+    const [, first, second] = memory
+    for (const [i, after] of (second ?? []).entries()) {
+      expect(after - (first?.[i] ?? 0)).toBeLessThan(64)
+    }
+  })
+})
