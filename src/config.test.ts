@@ -142,3 +142,57 @@ describe('bad configuration stops start-up with a one-line reason', () => {
     expect(refusal({ PORTICO_KEY_ENCRYPTION_SECRET: 'hunter2' }).message).not.toContain('hunter2')
   })
 })
+
+describe('configuration for running several instances', () => {
+  it('defaults: counters in the database, no metrics, 10 s grace, a pool of 10', () => {
+    const config = parseConfig({})
+    expect(config.redisUrl).toBeUndefined()
+    expect(config.metrics).toBeUndefined()
+    expect(config.tokenRateLimit).toBe(300)
+    expect(config.anonymousApiRateLimit).toBe(60)
+    expect(config.shutdownGrace).toBe(10)
+    expect(config.databasePool).toEqual({ size: 10, timeoutMs: 10_000 })
+  })
+
+  it('reads Redis, metrics, limits, pool and grace', () => {
+    const config = parseConfig({
+      REDIS_URL: 'redis://cache.internal:6379/2',
+      PORTICO_METRICS_PORT: '9464',
+      PORTICO_TOKEN_RATE_LIMIT: '100',
+      PORTICO_ANONYMOUS_API_RATE_LIMIT: '20',
+      PORTICO_DATABASE_POOL_SIZE: '25',
+      PORTICO_DATABASE_TIMEOUT: '3',
+      PORTICO_SHUTDOWN_GRACE: '30',
+    })
+    expect(config.redisUrl).toBe('redis://cache.internal:6379/2')
+    expect(config.metrics).toEqual({ host: '127.0.0.1', port: 9464 })
+    expect(config.tokenRateLimit).toBe(100)
+    expect(config.anonymousApiRateLimit).toBe(20)
+    expect(config.databasePool).toEqual({ size: 25, timeoutMs: 3000 })
+    expect(config.shutdownGrace).toBe(30)
+    expect(
+      parseConfig({ PORTICO_METRICS_PORT: '0', PORTICO_METRICS_HOST: '10.0.0.5' }).metrics,
+    ).toEqual({ host: '10.0.0.5', port: 0 })
+  })
+
+  it('reads PORTICO_TRUST_PROXY as a boolean, a number of hops, or proxy addresses', () => {
+    expect(parseConfig({ PORTICO_TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(parseConfig({ PORTICO_TRUST_PROXY: '1' }).trustProxy).toBe(1)
+    expect(parseConfig({ PORTICO_TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(parseConfig({ PORTICO_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+    ])
+  })
+
+  it.each([
+    ['REDIS_URL of another scheme', { REDIS_URL: 'http://cache:6379' }, /REDIS_URL/],
+    ['REDIS_URL malformed', { REDIS_URL: 'redis://a b' }, /REDIS_URL/],
+    ['metrics host without a port', { PORTICO_METRICS_HOST: '127.0.0.1' }, /PORTICO_METRICS_PORT/],
+    ['token rate limit zero', { PORTICO_TOKEN_RATE_LIMIT: '0' }, /PORTICO_TOKEN_RATE_LIMIT/],
+    ['pool size zero', { PORTICO_DATABASE_POOL_SIZE: '0' }, /PORTICO_DATABASE_POOL_SIZE/],
+    ['trust proxy nonsense', { PORTICO_TRUST_PROXY: 'sometimes' }, /PORTICO_TRUST_PROXY/],
+  ])('refuses %s', (_label, env, message) => {
+    expect(refusal(env).message).toMatch(message)
+  })
+})

@@ -15,8 +15,25 @@ export interface Config {
   readonly allowLoopbackHostnames: boolean
   /** Registrations per client address per minute. */
   readonly registrationRateLimit: number
-  /** Trust `X-Forwarded-*` from a proxy in front of Portico. */
-  readonly trustProxy: boolean
+  /** Token requests per client_id and client address per minute. */
+  readonly tokenRateLimit: number
+  /** Requests to /api/v1 without a token per client address per minute. */
+  readonly anonymousApiRateLimit: number
+  /** Where rate-limit counters live when not in the database: a `redis://` URL shared by every instance. */
+  readonly redisUrl: string | undefined
+  /** PostgreSQL pool bounds; SQLite has one connection and a 5 s busy timeout. */
+  readonly databasePool: DatabasePool
+  /** Where Prometheus metrics are served, on a listener of their own; undefined: nowhere. */
+  readonly metrics: { readonly host: string; readonly port: number } | undefined
+  /** Seconds in-flight requests get to finish after SIGTERM before their connections are cut. */
+  readonly shutdownGrace: number
+  /** Seconds a client has to send a whole request, headers and body; a slower one is cut off. */
+  readonly requestTimeout: number
+  /**
+   * Whose `X-Forwarded-*` to believe: nobody (false), every hop (true), the nearest `n`
+   * hops, or proxies at these addresses and CIDR ranges.
+   */
+  readonly trustProxy: boolean | number | readonly string[]
   readonly lifetimes: Lifetimes
   /** E-mail of the `owner` account created on first start (lower-cased). */
   readonly ownerEmail: string
@@ -25,6 +42,15 @@ export interface Config {
 export type DatabaseConfig =
   | { readonly dialect: 'sqlite'; readonly file: string }
   | { readonly dialect: 'postgres'; readonly url: string }
+
+export interface DatabasePool {
+  readonly size: number
+  /**
+   * Bound on every statement (server-side `statement_timeout`, and on the client for a
+   * silent network); waiting for a connection is bounded by half of it.
+   */
+  readonly timeoutMs: number
+}
 
 /** Lifetimes in seconds. */
 export interface Lifetimes {
@@ -73,7 +99,44 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       1,
       1_000_000,
     ),
-    trustProxy: parseBoolean('PORTICO_TRUST_PROXY', get('PORTICO_TRUST_PROXY') ?? 'false'),
+    tokenRateLimit: parseInteger(
+      'PORTICO_TOKEN_RATE_LIMIT',
+      get('PORTICO_TOKEN_RATE_LIMIT') ?? '300',
+      1,
+      1_000_000,
+    ),
+    anonymousApiRateLimit: parseInteger(
+      'PORTICO_ANONYMOUS_API_RATE_LIMIT',
+      get('PORTICO_ANONYMOUS_API_RATE_LIMIT') ?? '60',
+      1,
+      1_000_000,
+    ),
+    redisUrl: parseRedisUrl(get('REDIS_URL')),
+    databasePool: Object.freeze({
+      size: parseInteger(
+        'PORTICO_DATABASE_POOL_SIZE',
+        get('PORTICO_DATABASE_POOL_SIZE') ?? '10',
+        1,
+        1000,
+      ),
+      timeoutMs:
+        parseInteger('PORTICO_DATABASE_TIMEOUT', get('PORTICO_DATABASE_TIMEOUT') ?? '10', 1, 600) *
+        1000,
+    }),
+    metrics: parseMetrics(get('PORTICO_METRICS_PORT'), get('PORTICO_METRICS_HOST')),
+    shutdownGrace: parseInteger(
+      'PORTICO_SHUTDOWN_GRACE',
+      get('PORTICO_SHUTDOWN_GRACE') ?? '10',
+      1,
+      3600,
+    ),
+    requestTimeout: parseInteger(
+      'PORTICO_REQUEST_TIMEOUT',
+      get('PORTICO_REQUEST_TIMEOUT') ?? '30',
+      1,
+      600,
+    ),
+    trustProxy: parseTrustProxy(get('PORTICO_TRUST_PROXY') ?? 'false'),
     lifetimes: Object.freeze({
       authorizationCode: 60,
       accessToken: parseSeconds('PORTICO_ACCESS_TOKEN_TTL', get('PORTICO_ACCESS_TOKEN_TTL'), 3600),
@@ -143,6 +206,51 @@ function parseDatabaseUrl(raw: string): DatabaseConfig {
     return { dialect: 'postgres', url: raw }
   }
   throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://')
+}
+
+function parseTrustProxy(raw: string): Config['trustProxy'] {
+  if (/^\d{1,2}$/.test(raw)) return Number(raw)
+  if (/^[0-9a-fA-F.:/, ]+$/.test(raw) && /[.:]/.test(raw)) {
+    return Object.freeze(
+      raw
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+  }
+  try {
+    return parseBoolean('PORTICO_TRUST_PROXY', raw)
+  } catch {
+    throw new ConfigError(
+      `PORTICO_TRUST_PROXY must be true, false, a number of hops, or proxy addresses (e.g. 10.0.0.0/8,192.0.2.1), got "${raw}"`,
+    )
+  }
+}
+
+function parseRedisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError('REDIS_URL is not a valid redis:// URL')
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://')
+  }
+  return raw
+}
+
+/** Metrics only when a port is given, and on loopback unless a host is chosen too. */
+function parseMetrics(port: string | undefined, host: string | undefined): Config['metrics'] {
+  if (port === undefined) {
+    if (host !== undefined) throw new ConfigError('PORTICO_METRICS_HOST needs PORTICO_METRICS_PORT')
+    return undefined
+  }
+  return Object.freeze({
+    host: host ?? '127.0.0.1',
+    port: parseInteger('PORTICO_METRICS_PORT', port, 0, 65535),
+  })
 }
 
 function parseLogLevel(raw: string): LogLevel {

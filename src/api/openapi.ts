@@ -1,5 +1,7 @@
 import type { AppContext, OpenApiPaths } from '../http/deps.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
+import { resourceSchemas } from './framework/openapi.js'
+import { RESOURCES } from './resources/index.js'
 
 /** Assembles the OpenAPI 3.1 document from the path items the route modules declare. */
 export function buildOpenApiDocument(
@@ -21,6 +23,7 @@ export function buildOpenApiDocument(
     paths: sorted,
     components: {
       schemas: {
+        ...resourceSchemas(RESOURCES),
         Problem: {
           type: 'object',
           description: 'RFC 9457 problem details',

@@ -8,7 +8,9 @@ import {
 } from './commands/integrations.js'
 import { keysList, keysRotate } from './commands/keys.js'
 import { migrateCommand } from './commands/migrate.js'
+import { openapiCommand } from './commands/openapi.js'
 import { resourcesAdd, resourcesDelete, resourcesList } from './commands/resources.js'
+import { seedDemoCommand } from './commands/seed.js'
 import { serve } from './commands/serve.js'
 import { usersAdd, usersList, usersSetPassword } from './commands/users.js'
 
@@ -25,6 +27,18 @@ export const COMMANDS: readonly Command[] = [
     usage: 'serve [--port N] [--host H] [--issuer URL] [--database-url URL] [--log-level L]',
     summary: 'start the server (migrates first)',
     run: serve,
+  },
+  {
+    name: 'openapi',
+    usage: 'openapi [--issuer URL]',
+    summary: 'print the OpenAPI document (npm run openapi writes openapi.json)',
+    run: openapiCommand,
+  },
+  {
+    name: 'seed demo',
+    usage: 'seed demo [--database-url URL]',
+    summary: 'load the demo school into an empty database (dates relative to today)',
+    run: seedDemoCommand,
   },
   {
     name: 'migrate',

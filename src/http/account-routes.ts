@@ -85,6 +85,7 @@ export const accountRoutes: RouteModule = {
           )
         }
         const ended = await revokeGrants(deps.grants, { clientId, userId }, deps.clock.now())
+        deps.metrics.revoked('account_page', ended)
         request.log.info(
           { event: 'grants_revoked', client_id: clientId, user_id: userId, count: ended },
           'connected app revoked',

@@ -2,12 +2,24 @@ import type { FastifyRequest } from 'fastify'
 import { accountView, checkAccountPatch } from '../api/account.js'
 import { type Caller, identifyCaller, requireScope } from '../api/caller.js'
 import { checkIfMatch, etagOf, requireJsonContent, requireObject } from '../api/conventions.js'
+import { resourcePaths } from '../api/framework/openapi.js'
+import { pathOf } from '../api/framework/resource.js'
+import { registerResource } from '../api/framework/routes.js'
+import { curriculumPaths, registerCurriculumRoutes } from '../api/resources/curriculum-routes.js'
+import { RESOURCES } from '../api/resources/index.js'
+import { progressPaths, registerProgressRoutes } from '../api/resources/progress-routes.js'
 import type { AppDeps, RouteModule } from './deps.js'
 import { ProblemError } from './problem.js'
 
 /** The collections the API serves, with the scopes each needs; the index lists them. */
 const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; write?: string }> = [
   { name: 'account', path: '/api/v1/account', read: 'account:read', write: 'account:write' },
+  ...RESOURCES.map((r) => ({
+    name: r.collection,
+    path: pathOf(r),
+    read: r.scopes.read,
+    write: r.scopes.write,
+  })),
 ]
 
 const problemResponse = (description: string) => ({
@@ -50,6 +62,9 @@ function callerOf(request: FastifyRequest): Caller {
  */
 export const apiRoutes: RouteModule = {
   openapi: {
+    ...Object.assign({}, ...RESOURCES.map(resourcePaths)),
+    ...curriculumPaths,
+    ...progressPaths,
     '/api/v1': {
       get: {
         operationId: 'getApiIndex',
@@ -62,6 +77,7 @@ export const apiRoutes: RouteModule = {
             content: { 'application/json': { schema: { type: 'object' } } },
           },
           '401': problemResponse('Invalid token'),
+          '429': problemResponse('Too many requests without a token from this address'),
         },
       },
     },
@@ -131,6 +147,7 @@ export const apiRoutes: RouteModule = {
     void app.register(async (api) => {
       api.addHook('onRequest', async (request) => {
         request.caller = await identifyCaller(request, deps, issuer)
+        if (request.caller.kind === 'anonymous') await limitAnonymous(deps, request)
       })
 
       api.get('/api/v1', async (request, reply) => {
@@ -168,8 +185,34 @@ export const apiRoutes: RouteModule = {
         const body = accountView(updated)
         return reply.header('cache-control', 'no-store').header('etag', etagOf(body)).send(body)
       })
+
+      for (const resource of RESOURCES) registerResource(api, deps, resource)
+      registerCurriculumRoutes(api, deps)
+      registerProgressRoutes(api, deps)
     })
   },
+}
+
+/** Anonymous requests per client address per minute; callers with a token are not counted. */
+async function limitAnonymous(deps: AppDeps, request: FastifyRequest): Promise<void> {
+  const verdict = await deps.rateLimiter.hit(
+    'api-anonymous',
+    request.ip,
+    deps.config.anonymousApiRateLimit,
+    60_000,
+    deps.clock.now(),
+  )
+  if (!verdict.allowed) {
+    throw new ProblemError(
+      429,
+      {
+        code: 'rate_limited',
+        title: 'Too Many Requests',
+        detail: 'too many requests without an access token from this address; retry later',
+      },
+      { 'retry-after': String(verdict.retryAfter) },
+    )
+  }
 }
 
 async function indexView(deps: AppDeps, caller: Caller): Promise<Record<string, unknown>> {

@@ -44,6 +44,8 @@ export async function createApp(
   deps: AppDeps,
   modules: readonly RouteModule[] = ROUTE_MODULES,
 ): Promise<FastifyInstance> {
+  const requestTimeoutMs = deps.config.requestTimeout * 1000
+  const { trustProxy } = deps.config
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: () => deps.random.id('req'),
@@ -51,9 +53,23 @@ export async function createApp(
       requestIdLogLabel: 'request_id',
       disableRequestLogging: true,
     }),
-    trustProxy: deps.config.trustProxy,
+    trustProxy:
+      typeof trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < trustProxy
+        : typeof trustProxy === 'object'
+          ? [...trustProxy]
+          : trustProxy,
     bodyLimit: BODY_LIMIT,
-    requestTimeout: 30_000,
+    // A client that trickles its request (slowloris) is cut off with 408 once this passes.
+    // Fastify sets requestTimeout after creating the server, which would leave Node's
+    // headersTimeout at 60 s and let a trickled body run that long: both are set here.
+    // Node checks every connectionsCheckingInterval, so that is a fraction of the timeout.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeoutMs / 4)),
+    },
     connectionTimeout: 60_000,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false },
@@ -63,6 +79,9 @@ export async function createApp(
     void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff')
   })
   app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the path: one series per endpoint, whatever is requested.
+    const route = request.routeOptions.url ?? 'unmatched'
+    deps.metrics.requestServed(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
     // The path only: query strings can carry values that do not belong in logs.
     request.log.info(
       {
@@ -101,6 +120,7 @@ export async function createApp(
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)
+      .header('cache-control', 'no-store')
       .type('application/problem+json')
       .send({
         type: 'https://portico.dev/problems/not-found',

@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import type { KeyRing } from '../oauth/keys.js'
 import type { Clock } from '../platform/clock.js'
 import type { Logger } from '../platform/logger.js'
+import type { Metrics } from '../platform/metrics.js'
 import type { Random } from '../platform/random.js'
 import type { AuthorizationRequestStore } from '../storage/authorization-requests.js'
 import type { ClientStore } from '../storage/clients.js'
@@ -22,6 +23,7 @@ export interface AppDeps {
   readonly clock: Clock
   readonly random: Random
   readonly logger: Logger
+  readonly metrics: Metrics
   readonly database: Database
   readonly clients: ClientStore
   readonly signingKeys: SigningKeyStore

@@ -4,6 +4,7 @@ import {
   protectedResourceMetadata,
 } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
+import { renderApiReference } from '../views/api-reference.js'
 import type { RouteModule } from './deps.js'
 
 export const JWKS_PATH = '/.well-known/jwks.json'
@@ -80,7 +81,10 @@ export const discoveryRoutes: RouteModule = {
         .type('application/jwk-set+json')
         .send(await deps.keys.jwks()),
     )
-    const docs = renderDocs(issuer, context.advertised)
+    const docs = renderDocs(issuer, context.advertised).replace(
+      '</body>',
+      `${renderApiReference(context.openapi)}</body>`,
+    )
     app.get('/docs', async (_request, reply) =>
       reply
         .header('cache-control', METADATA_CACHE)
@@ -107,7 +111,7 @@ function renderDocs(issuer: string, endpoints: Readonly<Record<string, string>>)
     .join('')
   const scopes = ALL_SCOPES.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ')
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Portico developer documentation</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem}td{padding:.2rem .6rem;border-bottom:1px solid #ddd}code{font-size:.9em}</style></head>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem}td{padding:.2rem .6rem;border-bottom:1px solid #ddd}code{font-size:.9em}.op{border-top:1px solid #ddd;margin-top:1rem}.m{font:bold .8em monospace;background:#1f6feb;color:#fff;padding:.1rem .4rem;border-radius:.2rem}.a,.r{color:#555;font-size:.9em}</style></head>
 <body><h1>Portico developer documentation</h1>
 <p>Issuer: <code>${escapeHtml(issuer)}</code>. Start from <a href="/.well-known/oauth-authorization-server">the authorization server metadata</a>
 or <a href="/.well-known/oauth-protected-resource">the protected resource metadata</a>; the API is described in <a href="/openapi.json">/openapi.json</a>.</p>

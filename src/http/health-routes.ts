@@ -6,7 +6,7 @@ const healthSchema = {
   properties: { status: { type: 'string', enum: ['ok', 'unavailable'] } },
 }
 
-/** `/healthz`: the process answers. `/readyz`: and its database does too. */
+/** `/healthz`: the process answers. `/readyz`: and its database (and Redis, if used) do too. */
 export const healthRoutes: RouteModule = {
   openapi: {
     '/healthz': {
@@ -25,7 +25,7 @@ export const healthRoutes: RouteModule = {
     '/readyz': {
       get: {
         operationId: 'getReadiness',
-        summary: 'Readiness: the database is reachable',
+        summary: 'Readiness: the database (and Redis, when configured) is reachable',
         tags: ['operations'],
         responses: {
           '200': {
@@ -33,7 +33,7 @@ export const healthRoutes: RouteModule = {
             content: { 'application/json': { schema: healthSchema } },
           },
           '503': {
-            description: 'The database does not answer',
+            description: 'The database (or Redis) does not answer',
             content: { 'application/json': { schema: healthSchema } },
           },
         },
@@ -45,7 +45,11 @@ export const healthRoutes: RouteModule = {
       reply.header('cache-control', 'no-store').send({ status: 'ok' }),
     )
     app.get('/readyz', async (_request, reply) => {
-      const ready = await deps.database.ping()
+      const [database, counters] = await Promise.all([
+        deps.database.ping(),
+        deps.rateLimiter.ping(),
+      ])
+      const ready = database && counters
       return reply
         .code(ready ? 200 : 503)
         .header('cache-control', 'no-store')

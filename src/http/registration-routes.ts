@@ -2,21 +2,11 @@ import { OAuthError } from '../oauth/errors.js'
 import { checkClientMetadata } from '../oauth/registration/check-client-metadata.js'
 import { registerClient, registrationResponse } from '../oauth/registration/register-client.js'
 import type { RouteModule } from './deps.js'
+import { oauthErrorResponse } from './openapi-fragments.js'
 
 export const REGISTRATION_PATH = '/api/oauth/register'
 
-const oauthError = {
-  description: 'OAuth error (RFC 6749 §5.2, RFC 7591 §3.2.2)',
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error'],
-        properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-      },
-    },
-  },
-}
+const oauthError = oauthErrorResponse()
 
 /** Self-service dynamic client registration (RFC 7591) for loopback callbacks. */
 export const registrationRoutes: RouteModule = {

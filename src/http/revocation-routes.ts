@@ -4,22 +4,12 @@ import { authenticateIntrospector, introspect } from '../oauth/introspection.js'
 import { revokeToken } from '../oauth/revocation.js'
 import type { RouteModule } from './deps.js'
 import { FORM, readForm, requireForm } from './oauth-form.js'
+import { oauthErrorResponse } from './openapi-fragments.js'
 
 export const REVOCATION_PATH = '/api/oauth/revoke'
 export const INTROSPECTION_PATH = '/api/oauth/introspect'
 
-const oauthError = {
-  description: 'OAuth error (RFC 6749 §5.2)',
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error'],
-        properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-      },
-    },
-  },
-}
+const oauthError = oauthErrorResponse()
 const formBody = (extra: Record<string, unknown>) => ({
   required: true,
   content: {
@@ -108,6 +98,7 @@ export const revocationRoutes: RouteModule = {
       })
       if (params.token === undefined) throw new OAuthError('invalid_request', 'token is required')
       const revoked = await revokeToken(deps, client, params.token, params.token_type_hint)
+      if (revoked !== 'nothing') deps.metrics.revoked('revocation_endpoint')
       request.log.info(
         { event: 'revocation', client_id: client.clientId, revoked },
         'revocation request',

@@ -1,25 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import { OAuthError } from '../oauth/errors.js'
-import { exchangeToken, GrantRefused, type TokenParams } from '../oauth/grants/index.js'
+import { exchangeToken, GrantRefused } from '../oauth/grants/index.js'
 import type { IssuedTokens } from '../oauth/tokens/issue-tokens.js'
-import type { RouteModule } from './deps.js'
+import type { AppDeps, RouteModule } from './deps.js'
+import { FORM, readForm, requireForm } from './oauth-form.js'
+import { oauthErrorResponse } from './openapi-fragments.js'
 
 export const TOKEN_PATH = '/api/oauth/token'
-
-const FORM = 'application/x-www-form-urlencoded'
-
-const oauthError = (description: string) => ({
-  description,
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error'],
-        properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-      },
-    },
-  },
-})
 
 /** The token endpoint (RFC 6749 §3.2): authorization code with PKCE, and refresh. */
 export const tokenRoutes: RouteModule = {
@@ -76,9 +63,11 @@ export const tokenRoutes: RouteModule = {
               },
             },
           },
-          '400': oauthError('OAuth error (RFC 6749 §5.2)'),
-          '401': oauthError('invalid_client: client authentication failed'),
-          '413': oauthError('The request body is too large'),
+          '400': oauthErrorResponse('OAuth error (RFC 6749 §5.2)'),
+          '401': oauthErrorResponse('invalid_client: client authentication failed'),
+          '413': oauthErrorResponse('The request body is too large'),
+          '429': oauthErrorResponse('slow_down: too many token requests; wait Retry-After seconds'),
+          '503': oauthErrorResponse('temporarily_unavailable: retry after Retry-After seconds'),
         },
       },
     },
@@ -88,6 +77,7 @@ export const tokenRoutes: RouteModule = {
       TOKEN_PATH,
       { config: { family: 'oauth' }, onRequest: requireForm },
       async (request, reply) => {
+        await limitTokenRequests(deps, request)
         const params = readForm(request.body)
         let issued: IssuedTokens
         try {
@@ -100,9 +90,14 @@ export const tokenRoutes: RouteModule = {
               { client_id: params.client_id, grant_type: params.grant_type, reason: error.reason },
               replay ? 'replayed credential: grant revoked' : 'grant refused',
             )
+            if (replay) deps.metrics.revoked('replay_detected')
+            if (params.grant_type === 'refresh_token')
+              deps.metrics.refreshed(replay ? 'replayed' : 'refused')
           }
           throw error
         }
+        deps.metrics.tokensIssued(params.grant_type ?? 'unknown')
+        if (params.grant_type === 'refresh_token') deps.metrics.refreshed('rotated')
         return reply
           .header('cache-control', 'no-store')
           .header('pragma', 'no-cache')
@@ -112,26 +107,31 @@ export const tokenRoutes: RouteModule = {
   },
 }
 
-/** Before the body is parsed: only a form is a token request, so JSON is never read. */
-async function requireForm(request: FastifyRequest): Promise<void> {
-  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
-  if (type !== FORM) {
-    throw new OAuthError('invalid_request', `the token request must be sent as ${FORM}`)
+/**
+ * Token requests per client_id and client address per minute, counted before anything is
+ * looked up, so guessing codes or refresh tokens is bounded too. The limit is generous:
+ * a busy client refreshes far less often.
+ */
+async function limitTokenRequests(deps: AppDeps, request: FastifyRequest): Promise<void> {
+  const body = (request.body ?? {}) as Record<string, unknown>
+  const clientId = typeof body.client_id === 'string' ? body.client_id.slice(0, 100) : ''
+  const verdict = await deps.rateLimiter.hit(
+    'token',
+    `${clientId} ${request.ip}`,
+    deps.config.tokenRateLimit,
+    60_000,
+    deps.clock.now(),
+  )
+  if (!verdict.allowed) {
+    throw new OAuthError(
+      'slow_down',
+      'too many token requests from this client; retry later',
+      429,
+      {
+        'retry-after': String(verdict.retryAfter),
+      },
+    )
   }
-}
-
-/** The form as parameters: a repeated one is refused, an empty one is absent (RFC 6749 §3.1, §3.2). */
-function readForm(body: unknown): TokenParams {
-  // No prototype: a parameter named like an Object method is just a parameter.
-  const params: Record<string, string> = Object.create(null)
-  for (const [name, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
-    if (typeof value !== 'string') {
-      const shown = /^[a-z_]{1,40}$/.test(name) ? name : 'a parameter'
-      throw new OAuthError('invalid_request', `${shown} is given more than once`)
-    }
-    if (value !== '') params[name] = value
-  }
-  return params
 }
 
 function tokenResponse(issued: IssuedTokens): Record<string, unknown> {

@@ -36,9 +36,10 @@ export class OAuthError extends Error {
     status = 400,
     headers: Readonly<Record<string, string>> = {},
   ) {
-    super(description)
+    const printable = errorDescription(description)
+    super(printable)
     this.error = error
-    this.description = description
+    this.description = printable
     this.status = status
     this.headers = headers
   }
@@ -46,4 +47,18 @@ export class OAuthError extends Error {
   toJSON(): { error: OAuthErrorCode; error_description: string } {
     return { error: this.error, error_description: this.description }
   }
+}
+
+/**
+ * RFC 6749 §4.1.2.1 and §5.2: `error_description` holds only %x20-21 / %x23-5B / %x5D-7E,
+ * so a client that shows it cannot be broken by a quote or a backslash from the request.
+ * Quotes become apostrophes, `§` the word section; anything else outside the set becomes `?`.
+ */
+export function errorDescription(text: string): string {
+  return text
+    .replace(/[\u0022\u2018\u2019\u201c\u201d]/g, "'")
+    .replace(/\u2026/g, '...')
+    .replace(/\u00a7/g, 'section ')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?')
 }

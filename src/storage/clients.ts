@@ -1,3 +1,5 @@
+import { compiledQuery } from './compiled-query.js'
+import { cannotBeStored } from './lookup.js'
 import type { ClientTable, Db } from './schema.js'
 
 /** A registered client, as the protocol core sees it. */
@@ -35,14 +37,16 @@ function toClient(row: ClientTable): Client {
   }
 }
 
+/** Compiled once: every token, introspection and revocation request looks its client up. */
+const clientById = compiledQuery((db: Db, clientId: string) =>
+  db.selectFrom('clients').selectAll().where('client_id', '=', clientId),
+)
+
 export function createClientStore(db: Db) {
   return {
     async find(clientId: string): Promise<Client | undefined> {
-      const row = await db
-        .selectFrom('clients')
-        .selectAll()
-        .where('client_id', '=', clientId)
-        .executeTakeFirst()
+      if (cannotBeStored(clientId)) return undefined
+      const [row] = await clientById(db, clientId)
       return row && toClient(row)
     },
     async insert(client: Client): Promise<void> {

@@ -1,4 +1,6 @@
+import { compiledQuery } from './compiled-query.js'
 import { findRefreshGrant, type RefreshGrant, storeTokens } from './grant-tokens.js'
+import { cannotBeStored } from './lookup.js'
 import type {
   AccessTokenTable,
   AuthorizationCodeTable,
@@ -40,6 +42,35 @@ export interface LiveAccessToken {
   readonly grant: GrantRow
   readonly user: User
 }
+
+/** The bearer check's read, compiled once: it runs on every API call. */
+const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number) =>
+  db
+    .selectFrom('access_tokens as t')
+    .innerJoin('grants as g', 'g.id', 't.grant_id')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .selectAll('u')
+    .select([
+      't.token_digest',
+      't.grant_id',
+      't.client_id',
+      't.user_id',
+      't.scope',
+      't.audience',
+      't.created_at as t_created_at',
+      't.expires_at as t_expires_at',
+      'g.scope as g_scope',
+      'g.resource as g_resource',
+      'g.created_at as g_created_at',
+      'g.last_used_at as g_last_used_at',
+      'g.expires_at as g_expires_at',
+      'g.revoked_at as g_revoked_at',
+    ])
+    .where('t.token_digest', '=', tokenDigest)
+    .where('t.expires_at', '>', now)
+    .where('g.revoked_at', 'is', null)
+    .where('u.disabled_at', 'is', null),
+)
 
 /**
  * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
@@ -144,32 +175,7 @@ export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
       tokenDigest: string,
       now: number,
     ): Promise<LiveAccessToken | undefined> {
-      const row = await db
-        .selectFrom('access_tokens as t')
-        .innerJoin('grants as g', 'g.id', 't.grant_id')
-        .innerJoin('users as u', 'u.id', 't.user_id')
-        .selectAll('u')
-        .select([
-          't.token_digest',
-          't.grant_id',
-          't.client_id',
-          't.user_id',
-          't.scope',
-          't.audience',
-          't.created_at as t_created_at',
-          't.expires_at as t_expires_at',
-          'g.scope as g_scope',
-          'g.resource as g_resource',
-          'g.created_at as g_created_at',
-          'g.last_used_at as g_last_used_at',
-          'g.expires_at as g_expires_at',
-          'g.revoked_at as g_revoked_at',
-        ])
-        .where('t.token_digest', '=', tokenDigest)
-        .where('t.expires_at', '>', now)
-        .where('g.revoked_at', 'is', null)
-        .where('u.disabled_at', 'is', null)
-        .executeTakeFirst()
+      const [row] = await liveAccessToken(db, tokenDigest, now)
       if (!row) return undefined
       return {
         token: {
@@ -242,6 +248,8 @@ export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
 
     /** Ids of the live grants of a client, of a person, or of both. */
     async liveGrantIds(filter: { clientId?: string; userId?: string }): Promise<string[]> {
+      if ([filter.clientId, filter.userId].some((v) => v !== undefined && cannotBeStored(v)))
+        return []
       let query = db.selectFrom('grants').select('id').where('revoked_at', 'is', null)
       if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId)
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)

@@ -1,3 +1,4 @@
+import { cannotBeStored } from './lookup.js'
 import type { Db } from './schema.js'
 
 export interface ResourceServer {
@@ -25,6 +26,7 @@ export function createResourceServerStore(db: Db) {
   })
   return {
     async findByIdentifier(identifier: string): Promise<ResourceServer | undefined> {
+      if (cannotBeStored(identifier)) return undefined
       const row = await db
         .selectFrom('resource_servers')
         .selectAll()
@@ -33,6 +35,7 @@ export function createResourceServerStore(db: Db) {
       return row && toServer(row)
     },
     async findById(id: string): Promise<ResourceServer | undefined> {
+      if (cannotBeStored(id)) return undefined
       const row = await db
         .selectFrom('resource_servers')
         .selectAll()

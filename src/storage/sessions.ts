@@ -1,3 +1,4 @@
+import { compiledQuery } from './compiled-query.js'
 import type { Db } from './schema.js'
 import { toUser, type User } from './users.js'
 
@@ -8,6 +9,18 @@ export interface Session {
   readonly authTime: number
   readonly expiresAt: number
 }
+
+/** Compiled once: every page a signed-in person opens reads the session. */
+const liveSession = compiledQuery((db: Db, idDigest: string, now: number) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .selectAll('users')
+    .select(['sessions.id_digest', 'sessions.auth_time', 'sessions.expires_at'])
+    .where('sessions.id_digest', '=', idDigest)
+    .where('sessions.expires_at', '>', now)
+    .where('users.disabled_at', 'is', null),
+)
 
 /** Server-side sign-in sessions, so every instance on one database shares them. */
 export function createSessionStore(db: Db) {
@@ -32,15 +45,7 @@ export function createSessionStore(db: Db) {
     },
     /** The live session with this digest, with its (enabled) user. */
     async find(idDigest: string, now: number): Promise<Session | undefined> {
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .selectAll('users')
-        .select(['sessions.id_digest', 'sessions.auth_time', 'sessions.expires_at'])
-        .where('sessions.id_digest', '=', idDigest)
-        .where('sessions.expires_at', '>', now)
-        .where('users.disabled_at', 'is', null)
-        .executeTakeFirst()
+      const [row] = await liveSession(db, idDigest, now)
       if (!row) return undefined
       return {
         idDigest: row.id_digest,

@@ -1,3 +1,4 @@
+import { cannotBeStored } from './lookup.js'
 import type { Db, UserTable } from './schema.js'
 
 /** A person who can sign in. */
@@ -60,6 +61,7 @@ export function createUserStore(db: Db) {
     async findCredentials(
       email: string,
     ): Promise<{ user: User; passwordHash: string } | undefined> {
+      if (cannotBeStored(email)) return undefined
       const row = await db
         .selectFrom('users')
         .selectAll()

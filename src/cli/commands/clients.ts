@@ -18,7 +18,8 @@ export async function clientsList(args: Args, config: Config): Promise<number> {
             name: c.clientName,
             kind: c.kind,
             created_at: iso(c.createdAt),
-            last_used_at: iso(c.lastUsedAt),
+            // Machine-readable: a client never used is null, as in `users list --json`.
+            last_used_at: c.lastUsedAt === undefined ? null : iso(c.lastUsedAt),
           })),
           null,
           2,

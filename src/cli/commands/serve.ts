@@ -1,10 +1,10 @@
 import type { Config } from '../../config.js'
-import { startServer } from '../../main.js'
+import { type RunningServer, startServer } from '../../main.js'
 import { ensureSchoolAndOwner, type FirstStart } from '../../people/first-start.js'
 import type { Args } from '../args.js'
 
-/** How long in-flight requests may take to finish after SIGTERM. */
-const SHUTDOWN_GRACE_MS = 10_000
+/** After the grace, how long closing may still take before the process ends regardless. */
+const LAST_RESORT_MS = 5_000
 
 export async function serve(_args: Args, config: Config): Promise<number> {
   const server = await startServer(config)
@@ -20,29 +20,48 @@ export async function serve(_args: Args, config: Config): Promise<number> {
     throw error
   }
   log.info(
-    { url: server.url, issuer: config.issuer, database: config.database.dialect },
+    {
+      url: server.url,
+      issuer: config.issuer,
+      database: config.database.dialect,
+      ...(server.metricsUrl && { metrics: server.metricsUrl }),
+    },
     'portico is listening',
   )
   // Straight to stdout, never through the log: the password must not reach log storage.
   if (firstStart) process.stdout.write(firstStartBlock(firstStart))
   log.info({ signal: await signal }, 'shutting down')
-  return new Promise<number>((resolve) => {
-    const force = setTimeout(() => {
-      log.error('in-flight requests did not finish in time')
-      resolve(1)
-    }, SHUTDOWN_GRACE_MS)
-    force.unref()
-    server.close().then(
-      () => {
-        clearTimeout(force)
-        resolve(0)
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed')
-        resolve(1)
-      },
-    )
-  })
+  return shutDown(server, config.shutdownGrace * 1000)
+}
+
+/**
+ * Stops accepting, lets requests in flight finish within `graceMs`, then closes the
+ * database: 0. Requests still running after the grace have their connections cut: 1.
+ * Should closing hang even then (a database that does not answer), the process ends.
+ */
+async function shutDown(server: RunningServer, graceMs: number): Promise<number> {
+  const log = server.deps.logger
+  let forced = false
+  const force = setTimeout(() => {
+    forced = true
+    log.error('in-flight requests did not finish in time: closing their connections')
+    server.app.server.closeAllConnections()
+    setTimeout(() => {
+      log.error('shutdown did not complete: exiting')
+      process.exit(1)
+    }, LAST_RESORT_MS).unref()
+  }, graceMs)
+  force.unref()
+  try {
+    await server.close()
+  } catch (error) {
+    log.error({ err: error }, 'shutdown failed')
+    return 1
+  } finally {
+    clearTimeout(force)
+  }
+  log.info('stopped')
+  return forced ? 1 : 0
 }
 
 /** The first SIGTERM or SIGINT; a second one takes the default action and ends the process. */

@@ -171,6 +171,9 @@ export async function checkAuthorizationParams(
   const nonce = param('nonce')
   if (nonce !== undefined && nonce.length > MAX_NONCE)
     throw new OAuthError('invalid_request', `nonce must be at most ${MAX_NONCE} characters`)
+  // Stored with the code and signed into the ID token: printable text only.
+  if (nonce !== undefined && /\p{Cc}/u.test(nonce))
+    throw new OAuthError('invalid_request', 'nonce must not contain control characters')
   const loginHint = param('login_hint')
 
   return {

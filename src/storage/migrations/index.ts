@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely'
 import { initial } from './0001-initial.js'
 import { peopleAndGrants } from './0002-people-and-grants.js'
+import { schoolResources } from './0003-school-resources.js'
+import { unloggedRateLimits } from './0004-unlogged-rate-limits.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -10,4 +12,9 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. Never edit one that has shipped: add the next. */
-export const migrations: readonly Migration[] = [initial, peopleAndGrants]
+export const migrations: readonly Migration[] = [
+  initial,
+  peopleAndGrants,
+  schoolResources,
+  unloggedRateLimits,
+]

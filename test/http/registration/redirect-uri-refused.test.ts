@@ -131,7 +131,7 @@ describe('registration refuses every redirect URI not written exactly as http://
 
   it('names the refused URI in the description, shortened and escaped', async () => {
     const description = await expectRefusal({ redirect_uris: ['http://localhost:8080/cb'] })
-    expect(description).toContain('"http://localhost:8080/cb"')
+    expect(description).toContain("'http://localhost:8080/cb'")
     const long = await expectRefusal({
       redirect_uris: [`http://127.0.0.1:8080/${'a'.repeat(4000)}`],
     })
