@@ -1,0 +1,117 @@
+import autocannon from 'autocannon'
+import { buildRequests, type JobState, Tally } from './flows.js'
+import type { FromLoader, LoadJob, LoadResult, ToLoader } from './load-protocol.js'
+
+/**
+ * The load generator: a process of its own (pinned by the orchestrator to another core than
+ * the server's) that runs autocannon for each job it is sent over IPC. A job is a warm-up,
+ * a pause while the orchestrator reads the server's CPU counters, then the measurement.
+ */
+
+if (!process.send) throw new Error('bench/load.js runs as a child of bench/run.js')
+
+const waiting = new Map<number, () => void>()
+
+const send = (message: FromLoader) => process.send?.(message)
+
+process.on('message', (message: ToLoader) => {
+  if (message.type === 'go') {
+    waiting.get(message.id)?.()
+    waiting.delete(message.id)
+    return
+  }
+  runJob(message.id, message.job).then(
+    (result) => send({ type: 'done', id: message.id, result }),
+    (error: unknown) =>
+      send({
+        type: 'error',
+        id: message.id,
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+  )
+})
+process.on('disconnect', () => process.exit(0))
+
+async function runJob(id: number, job: LoadJob): Promise<LoadResult> {
+  const state: JobState = {
+    next: 0,
+    browsers: job.load.kind === 'flow' ? [...job.load.browsers] : [],
+  }
+  const harvest: string[] = []
+  const warm = new Tally(harvest)
+  if (job.warmupSeconds > 0 && job.amount === undefined) {
+    await phase(job, warm, state, { duration: job.warmupSeconds })
+  }
+  await new Promise<void>((resolve) => {
+    waiting.set(id, resolve)
+    send({ type: 'warmed', id })
+  })
+  const tally = new Tally(harvest)
+  const latencies: number[] = []
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await phase(
+    job,
+    tally,
+    state,
+    job.amount === undefined ? { duration: job.durationSeconds } : { amount: job.amount },
+    latencies,
+  )
+  const seconds = (performance.now() - started) / 1000
+  const used = process.cpuUsage(cpu)
+  const sorted = Float64Array.from(latencies).sort()
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+  return {
+    operations: tally.operations,
+    requests: tally.requests,
+    seconds,
+    latency: { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 },
+    failures: warm.failures + tally.failures,
+    failureSamples: [...warm.samples, ...tally.samples].slice(0, 5),
+    exhausted: warm.exhausted || tally.exhausted,
+    consumed: state.next,
+    loaderCpuMs: (used.user + used.system) / 1000,
+    harvest,
+  }
+}
+
+function phase(
+  job: LoadJob,
+  tally: Tally,
+  state: JobState,
+  limit: { duration: number } | { amount: number },
+  latencies?: number[],
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let instance: autocannon.Instance | undefined
+    const { requests, expect } = buildRequests(job.load, tally, state, () => instance?.stop())
+    instance = autocannon(
+      {
+        url: job.origin,
+        connections: job.connections,
+        pipelining: 1,
+        timeout: 10,
+        ...limit,
+        requests,
+      },
+      (error, result) => {
+        if (error) return reject(error)
+        if (result.errors > 0 || result.timeouts > 0) {
+          tally.fail(
+            'connection',
+            0,
+            `${result.errors} connection errors, ${result.timeouts} time-outs`,
+          )
+        }
+        resolve()
+      },
+    )
+    instance.on('response', (_client, status, _bytes, milliseconds) => {
+      tally.requests += 1
+      latencies?.push(milliseconds)
+      if (expect === undefined) return
+      if (status === expect) tally.operations += 1
+      else tally.fail(job.load.kind === 'request' ? job.load.path : 'response', status, '')
+    })
+  })
+}

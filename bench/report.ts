@@ -1,0 +1,201 @@
+import type { Scenario } from './scenarios.js'
+import type { ServerKind } from './servers.js'
+
+/** Aggregation of the rounds, the targets of issue 7, and the table. */
+
+export interface Measurement {
+  readonly round: number
+  readonly scenario: string
+  readonly server: ServerKind
+  readonly opsPerSecond: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly cpuMsPerOp: number
+  readonly peakRssMb: number
+  /** Share of one core the load generator used while measuring. */
+  readonly loaderCpuPercent: number
+  readonly operations: number
+  readonly seconds: number
+  readonly pool?: {
+    readonly size: number
+    readonly makingSeconds: number
+    readonly consumed: number
+  }
+  /** With --cpu-prof: the measured window on the monotonic clock of the CPU profile, µs. */
+  readonly window?: readonly [number, number]
+}
+
+export interface Row {
+  readonly scenario: string
+  readonly title: string
+  readonly server: ServerKind
+  readonly rounds: number
+  readonly opsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly cpuMsPerOp: number
+  readonly peakRssMb: number
+  readonly loaderCpuPercent: number
+  readonly versusBaseline: number | undefined
+  readonly versusProvider: number | undefined
+}
+
+export interface TargetCheck {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  if (sorted.length === 0) return Number.NaN
+  return sorted.length % 2
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+export function aggregate(
+  scenarios: readonly Scenario[],
+  measurements: readonly Measurement[],
+): Row[] {
+  const of = (scenario: string, server: ServerKind) =>
+    measurements.filter((m) => m.scenario === scenario && m.server === server)
+  const baseline = median(of('static', 'plain').map((m) => m.opsPerSecond))
+  const rows: Row[] = []
+  for (const scenario of scenarios) {
+    for (const server of scenario.servers) {
+      const runs = of(scenario.id, server)
+      if (runs.length === 0) continue
+      const ops = median(runs.map((m) => m.opsPerSecond))
+      const provider = median(of(scenario.id, 'oidc-provider').map((m) => m.opsPerSecond))
+      rows.push({
+        scenario: scenario.id,
+        title: scenario.title,
+        server,
+        rounds: runs.length,
+        opsPerSecond: ops,
+        p50Ms: median(runs.map((m) => m.p50Ms)),
+        p99Ms: median(runs.map((m) => m.p99Ms)),
+        cpuMsPerOp: median(runs.map((m) => m.cpuMsPerOp)),
+        peakRssMb: Math.max(...runs.map((m) => m.peakRssMb)),
+        loaderCpuPercent: median(runs.map((m) => m.loaderCpuPercent)),
+        versusBaseline:
+          Number.isFinite(baseline) && server !== 'plain' ? ops / baseline : undefined,
+        versusProvider:
+          server === 'portico' && Number.isFinite(provider) ? ops / provider : undefined,
+      })
+    }
+  }
+  return rows
+}
+
+export interface EndOfRun {
+  readonly porticoRssMb: number
+  readonly dialect: 'sqlite' | 'postgres'
+}
+
+/** Portico's figures against the targets of issue 7. */
+export function checkTargets(
+  scenarios: readonly Scenario[],
+  rows: readonly Row[],
+  end: EndOfRun,
+): TargetCheck[] {
+  const checks: TargetCheck[] = []
+  const portico = (id: string) => rows.find((r) => r.scenario === id && r.server === 'portico')
+  for (const scenario of scenarios) {
+    const row = portico(scenario.id)
+    if (!row) continue
+    const { versusProvider, versusBaseline } = scenario.target ?? {}
+    if (versusProvider !== undefined && row.versusProvider !== undefined) {
+      checks.push({
+        target: `${scenario.id}: ≥ ${versusProvider}× oidc-provider`,
+        measured: `${ratio(row.versusProvider)}`,
+        met: row.versusProvider >= versusProvider,
+      })
+    }
+    if (versusBaseline !== undefined && row.versusBaseline !== undefined) {
+      checks.push({
+        target: `${scenario.id}: ≥ ${Math.round(versusBaseline * 100)} % of the static baseline`,
+        measured: `${Math.round(row.versusBaseline * 100)} %`,
+        met: row.versusBaseline >= versusBaseline,
+      })
+    }
+  }
+  const slow = rows.filter((r) => {
+    const exempt = scenarios.find((s) => s.id === r.scenario)?.target?.noLatencyTarget
+    return r.server === 'portico' && !exempt && r.p99Ms >= 20
+  })
+  const measuredP99 = rows.filter(
+    (r) =>
+      r.server === 'portico' &&
+      !scenarios.find((s) => s.id === r.scenario)?.target?.noLatencyTarget,
+  )
+  if (measuredP99.length > 0) {
+    checks.push({
+      target: 'p99 < 20 ms at every Portico scenario but sign-in',
+      measured:
+        slow.length === 0
+          ? `highest ${ms(Math.max(...measuredP99.map((r) => r.p99Ms)))} ms`
+          : slow.map((r) => `${r.scenario} ${ms(r.p99Ms)} ms`).join(', '),
+      met: slow.length === 0,
+    })
+  }
+  checks.push({
+    target: 'Portico resident memory < 200 MB at the end of the run',
+    measured: `${Math.round(end.porticoRssMb)} MB`,
+    met: end.porticoRssMb < 200,
+  })
+  const refresh = portico('refresh')
+  const providerRefresh = rows.find((r) => r.scenario === 'refresh' && r.server === 'oidc-provider')
+  if (end.dialect === 'postgres' && refresh && providerRefresh) {
+    checks.push({
+      target: 'on PostgreSQL, refresh ahead of oidc-provider in memory',
+      measured: ratio(refresh.opsPerSecond / providerRefresh.opsPerSecond),
+      met: refresh.opsPerSecond > providerRefresh.opsPerSecond,
+    })
+  }
+  return checks
+}
+
+const SERVER_NAMES: Record<ServerKind, string> = {
+  plain: 'node:http',
+  portico: 'Portico',
+  'oidc-provider': 'oidc-provider',
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined ? '' : `${value >= 10 ? value.toFixed(1) : value.toFixed(2)}×`
+}
+
+function ms(value: number): string {
+  return value >= 10 ? value.toFixed(1) : value.toFixed(2)
+}
+
+function thousands(value: number): string {
+  return Math.round(value).toLocaleString('en-US')
+}
+
+function cpu(value: number): string {
+  return value >= 10 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toFixed(3)
+}
+
+/** The table, in Markdown (the README shows the same). */
+export function table(rows: readonly Row[]): string {
+  const lines = [
+    '| scenario | server | ops/s | p50 ms | p99 ms | server CPU ms/op | peak RSS MB | × baseline | × oidc-provider |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  for (const row of rows) {
+    const saturated = row.loaderCpuPercent >= 90 ? ' †' : ''
+    lines.push(
+      `| ${row.title} | ${SERVER_NAMES[row.server]} | ${thousands(row.opsPerSecond)}${saturated} | ${ms(row.p50Ms)} | ${ms(row.p99Ms)} | ${cpu(row.cpuMsPerOp)} | ${Math.round(row.peakRssMb)} | ${ratio(row.versusBaseline)} | ${ratio(row.versusProvider)} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+export function targetLines(checks: readonly TargetCheck[]): string {
+  return checks.map((c) => `- ${c.met ? 'met   ' : 'MISSED'} ${c.target}: ${c.measured}`).join('\n')
+}
