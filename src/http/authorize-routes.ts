@@ -33,6 +33,42 @@ export const AUTHORIZE_PATH = '/oauth/authorize'
 const REQUEST_LIFETIME_MS = 10 * 60_000
 const REQUEST_ID = /^par_[A-Za-z0-9_-]{43}$/
 
+const AUTHORIZE_PARAMETERS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'nonce',
+  'resource',
+  'prompt',
+  'max_age',
+  'login_hint',
+]
+const REQUIRED_PARAMETERS = [
+  'response_type',
+  'client_id',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+]
+const AUTHORIZE_RESPONSES = {
+  '200': { description: 'Consent page', content: { 'text/html': { schema: { type: 'string' } } } },
+  '303': {
+    description: 'Redirect to sign-in, or to the client with code, state and iss (or an error)',
+  },
+  '400': {
+    description: 'Error page: unknown client or unregistered redirect URI',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  },
+  '415': {
+    description: 'Error page: the body is not a form',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  },
+}
+
 const EXPIRED = new AuthorizePageError(
   'This request has expired',
   'This authorization request has expired or was already answered. Go back to the application and start again.',
@@ -55,45 +91,33 @@ export const authorizeRoutes: RouteModule = {
         operationId: 'authorize',
         summary: 'Authorization endpoint (Authorization Code + PKCE S256); an interactive page',
         tags: ['oauth'],
-        parameters: [
-          'response_type',
-          'client_id',
-          'redirect_uri',
-          'scope',
-          'state',
-          'code_challenge',
-          'code_challenge_method',
-          'nonce',
-          'resource',
-          'prompt',
-          'max_age',
-          'login_hint',
-        ].map((name) => ({
+        parameters: AUTHORIZE_PARAMETERS.map((name) => ({
           name,
           in: 'query',
-          required: [
-            'response_type',
-            'client_id',
-            'scope',
-            'code_challenge',
-            'code_challenge_method',
-          ].includes(name),
+          required: REQUIRED_PARAMETERS.includes(name),
           schema: { type: 'string' },
         })),
-        responses: {
-          '200': {
-            description: 'Consent page',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-          '303': {
-            description:
-              'Redirect to sign-in, or to the client with code, state and iss (or an error)',
-          },
-          '400': {
-            description: 'Error page: unknown client or unregistered redirect URI',
-            content: { 'text/html': { schema: { type: 'string' } } },
+        responses: AUTHORIZE_RESPONSES,
+      },
+      post: {
+        operationId: 'authorizeByForm',
+        summary: 'The authorization endpoint with its parameters as a form (OIDC Core §3.1.2.1)',
+        tags: ['oauth'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: REQUIRED_PARAMETERS,
+                properties: Object.fromEntries(
+                  AUTHORIZE_PARAMETERS.map((name) => [name, { type: 'string' }]),
+                ),
+              },
+            },
           },
         },
+        responses: AUTHORIZE_RESPONSES,
       },
     },
   },
