@@ -13,6 +13,7 @@ import {
   text,
   url,
 } from '../framework/fields.js'
+import { requireReference } from '../framework/references.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
 import { pricingPlans } from './pricing-plans.js'
@@ -159,15 +160,13 @@ export const courses = defineResource({
       values.pricing_plans = JSON.stringify(plans)
     }
     if (typeof values.category_id === 'string') {
-      const category = await context.db
-        .selectFrom('course_categories')
-        .select('id')
-        .where('id', '=', values.category_id)
-        .executeTakeFirst()
-      if (!category)
-        throw validationFailed([
-          { field: 'category_id', code: 'not_found', message: 'no course category with this id' },
-        ])
+      await requireReference(
+        context.db,
+        'course_categories',
+        values.category_id,
+        'category_id',
+        'course category',
+      )
     }
   },
   async beforeDelete(context, row) {

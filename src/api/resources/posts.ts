@@ -1,4 +1,3 @@
-import { validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -10,6 +9,7 @@ import {
   text,
   url,
 } from '../framework/fields.js'
+import { requireReference } from '../framework/references.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
 import { SLUG, uniqueSlug } from './slugs.js'
@@ -86,15 +86,13 @@ export const posts = defineResource({
   },
   async beforeWrite(context, values) {
     if (typeof values.author_lecturer_id !== 'string') return
-    const lecturer = await context.db
-      .selectFrom('lecturers')
-      .select('id')
-      .where('id', '=', values.author_lecturer_id)
-      .executeTakeFirst()
-    if (!lecturer)
-      throw validationFailed([
-        { field: 'author_lecturer_id', code: 'not_found', message: 'no lecturer with this id' },
-      ])
+    await requireReference(
+      context.db,
+      'lecturers',
+      values.author_lecturer_id,
+      'author_lecturer_id',
+      'lecturer',
+    )
   },
   actions: [
     {
