@@ -6,7 +6,7 @@ import { resourcePaths } from '../api/framework/openapi.js'
 import { pathOf } from '../api/framework/resource.js'
 import { registerResource } from '../api/framework/routes.js'
 import { curriculumPaths, registerCurriculumRoutes } from '../api/resources/curriculum-routes.js'
-import { RESOURCES } from '../api/resources/index.js'
+import { AREAS, RESOURCES } from '../api/resources/index.js'
 import { progressPaths, registerProgressRoutes } from '../api/resources/progress-routes.js'
 import type { AppDeps, RouteModule } from './deps.js'
 import { ProblemError } from './problem.js'
@@ -65,6 +65,7 @@ export const apiRoutes: RouteModule = {
     ...Object.assign({}, ...RESOURCES.map(resourcePaths)),
     ...curriculumPaths,
     ...progressPaths,
+    ...Object.assign({}, ...AREAS.map((area) => area.paths ?? {})),
     '/api/v1': {
       get: {
         operationId: 'getApiIndex',
@@ -189,6 +190,7 @@ export const apiRoutes: RouteModule = {
       for (const resource of RESOURCES) registerResource(api, deps, resource)
       registerCurriculumRoutes(api, deps)
       registerProgressRoutes(api, deps)
+      for (const area of AREAS) area.register?.(api, deps)
     })
   },
 }

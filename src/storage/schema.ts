@@ -1,11 +1,21 @@
 import type { Kysely } from 'kysely'
+import type { CommerceTables } from './tables/commerce.js'
+import type { CommunityTables } from './tables/community.js'
+import type { EventTables } from './tables/events.js'
+import type { MembershipTables } from './tables/memberships.js'
+import type { StorageTables } from './tables/storage.js'
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds; lists and objects are JSON
  * text; every server-made secret is stored only as its SHA-256 digest (`*_digest`).
  * docs/storage.md describes them for operators.
  */
-export interface Schema {
+export interface Schema
+  extends CommerceTables,
+    CommunityTables,
+    EventTables,
+    MembershipTables,
+    StorageTables {
   portico_migrations: { id: string; applied_at: number }
   signing_keys: SigningKeyTable
   clients: ClientTable

@@ -37,7 +37,9 @@ export function writerOf(
   resource: ResourceDefinition,
   deps: AppDeps,
 ): ResourceContext {
-  const caller = requireScope(callerOf(request), resource.scopes.write, deps.config.issuer)
+  const scope = resource.scopes.write
+  if (!scope) throw new Error(`${resource.collection} is read-only but declares a write`)
+  const caller = requireScope(callerOf(request), scope, deps.config.issuer)
   if (!resource.writeRoles.includes(caller.user.role))
     throw new ProblemError(403, {
       code: 'forbidden_role',

@@ -64,9 +64,9 @@ export function resourceSchemas(
   return Object.fromEntries(
     resources.flatMap((resource) => {
       const name = pascal(resource.object)
-      const writes: Array<[string, JsonSchema]> = [
-        [`${name}Update`, writeSchema(resource, 'update')],
-      ]
+      const writes: Array<[string, JsonSchema]> = []
+      if (resource.operations.includes('update'))
+        writes.push([`${name}Update`, writeSchema(resource, 'update')])
       if (resource.operations.includes('create'))
         writes.push([`${name}Create`, writeSchema(resource, 'create')])
       return [[name, recordSchema(resource)], ...writes]
@@ -83,7 +83,7 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
   const record = ref()
   const { read, write } = resource.scopes
   const readSecurity = resource.public ? [{}, { oauth2: [read] }] : [{ oauth2: [read] }]
-  const writeSecurity = [{ oauth2: [write] }]
+  const writeSecurity = [{ oauth2: write ? [write] : [] }]
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } })
   const one = (description: string) => ({
     description,

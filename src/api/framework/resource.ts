@@ -39,7 +39,8 @@ export interface ResourceDefinition {
   readonly table: string
   /** Id prefix without the underscore, e.g. `crs`. */
   readonly idPrefix: string
-  readonly scopes: { readonly read: string; readonly write: string }
+  /** The write scope is absent for read-only resources (orders, comments, forms). */
+  readonly scopes: { readonly read: string; readonly write?: string }
   /** Roles that may write, on top of holding the write scope. */
   readonly writeRoles: readonly Role[]
   readonly fields: Readonly<Record<string, Field>>
@@ -70,6 +71,11 @@ export interface ResourceDefinition {
   readonly slugField?: string
   /** The order of a list without `sort`, e.g. `-created_at` or `position`. */
   readonly defaultSort?: string
+  /**
+   * Loads derived values for rows about to be shown (counts, stats, child records), in one
+   * batch per page: it adds keys to each row, which `computed` then turns into members.
+   */
+  readonly enrich?: (db: ResourceDb, rows: Row[], full: boolean, now: number) => Promise<void>
   /** Extra members computed from the row (after the fields). */
   readonly computed?: (row: Row, full: boolean, deps: AppDeps) => Record<string, unknown>
   /** Fills server-made columns before insert (slug, position …); may throw a problem. */

@@ -52,6 +52,15 @@ export function registerResource(
   const parent = resource.parent?.resource()
   const parentStore = parent && createResourceStore(db, parent)
 
+  /** The rows with the resource's derived values loaded (one batch for a page). */
+  async function enriched<T extends Row | undefined>(rows: T[], full: boolean): Promise<T[]> {
+    const present = rows.filter((row): row is NonNullable<T> => row !== undefined)
+    if (resource.enrich && present.length > 0)
+      await resource.enrich(db, present, full, deps.clock.now())
+    return rows
+  }
+  const findFull = async (id: string) => (await enriched([await store.find(id)], true))[0]
+
   async function load(request: FastifyRequest, full: boolean): Promise<Row> {
     const row = resource.singleton
       ? await singletonRow()
@@ -60,6 +69,7 @@ export function registerResource(
           full ? undefined : visibilityOf(resource, 'get', deps.clock.now()),
         )
     if (!row) throw notFound(resource)
+    await enriched([row], full)
     return row
   }
 
@@ -147,7 +157,7 @@ export function registerResource(
       },
       async () => {
         const { status, id } = await run()
-        const row = await store.find(id)
+        const row = await findFull(id)
         if (!row) throw notFound(resource)
         return {
           status,
@@ -201,7 +211,7 @@ export function registerResource(
       .header('data-visibility', full ? 'full' : 'public')
       .send({
         object: 'list',
-        data: rows.map((row) => viewOf(resource, row, full, deps)),
+        data: (await enriched(rows, full)).map((row) => viewOf(resource, row, full, deps)),
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor(params.sortText, params.sort, last) : null,
         total_count: total,
@@ -251,7 +261,7 @@ export function registerResource(
       await resource.beforeWrite?.(context, values, row)
       await checkUnique(values, id)
       await write(() => store.update(id, { ...values, updated_at: context.now }))
-      return send(reply, 200, (await store.find(id)) ?? row, true)
+      return send(reply, 200, (await findFull(id)) ?? row, true)
     })
 
   if (has('delete'))

@@ -14,6 +14,11 @@ import {
   POSTS,
   TEAM,
 } from './demo-content.js'
+import { seedCommerce } from './seed-commerce.js'
+import { seedCommunity } from './seed-community.js'
+import { seedEvents } from './seed-events.js'
+import { seedMemberships } from './seed-memberships.js'
+import { seedStorage } from './seed-storage.js'
 
 const DAY = 86_400_000
 const json = (value: unknown) => JSON.stringify(value)
@@ -35,6 +40,12 @@ export async function seedDemo(deps: AppDeps): Promise<boolean> {
     await seedCatalogue(trx, now)
     await seedLearners(trx, now)
     await seedWriting(trx, now)
+    await seedStorage(trx, now, deps)
+    await seedEvents(trx, now, deps)
+    await seedMemberships(trx, now, deps)
+    await seedCommunity(trx, now, deps)
+    // Last: orders refer to everything that can be bought, and coupons count their orders.
+    await seedCommerce(trx, now, deps)
   })
   return true
 }

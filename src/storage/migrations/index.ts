@@ -3,6 +3,11 @@ import { initial } from './0001-initial.js'
 import { peopleAndGrants } from './0002-people-and-grants.js'
 import { schoolResources } from './0003-school-resources.js'
 import { unloggedRateLimits } from './0004-unlogged-rate-limits.js'
+import { commerce } from './0005-commerce.js'
+import { events } from './0006-events.js'
+import { memberships } from './0007-memberships.js'
+import { storage } from './0008-storage.js'
+import { community } from './0009-community.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -17,4 +22,9 @@ export const migrations: readonly Migration[] = [
   peopleAndGrants,
   schoolResources,
   unloggedRateLimits,
+  commerce,
+  events,
+  memberships,
+  storage,
+  community,
 ]

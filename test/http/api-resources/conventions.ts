@@ -10,12 +10,17 @@ export interface ConventionSpec {
   readonly resource: ResourceDefinition
   /** A valid create body; `n` makes unique values unique. Collections only. */
   readonly sample?: (n: number) => Record<string, unknown>
-  /** A valid partial update. */
-  readonly update: Record<string, unknown>
-  /** A write with one invalid field, and that field's name. */
-  readonly invalid: { readonly body: Record<string, unknown>; readonly field: string }
+  /**
+   * Makes a record directly in the server's database and returns its id, for resources the
+   * API does not create (orders, comments); `publish` asks for one the public may see.
+   */
+  readonly fixture?: (server: TestServer, n: number, publish: boolean) => Promise<string>
+  /** A valid partial update (resources that can be updated). */
+  readonly update?: Record<string, unknown>
+  /** A write with one invalid field, and that field's name (resources that can be updated). */
+  readonly invalid?: { readonly body: Record<string, unknown>; readonly field: string }
   /** A team role whose token, even asking for the write scope, may not write. */
-  readonly deniedRole: Role
+  readonly deniedRole?: Role
   /** Where records are created, when not the collection itself (under a parent). */
   readonly createPath?: () => string
   /** Makes a freshly created record public (publish it), for resources hiding new records. */
@@ -57,8 +62,16 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
   const privateFields = Object.entries(resource.fields)
     .filter(([, f]) => !f.options.public)
     .map(([name]) => name)
-  const scopes = `${resource.scopes.read} ${resource.scopes.write}`
+  const scopes = [resource.scopes.read, resource.scopes.write].filter(Boolean).join(' ')
+  const can = (op: ResourceDefinition['operations'][number]) => resource.operations.includes(op)
   let counter = 0
+  /** What the write checks need; an updatable resource must say it. */
+  const writes = () => {
+    const { update, invalid, deniedRole } = spec
+    if (!update || !invalid || !deniedRole)
+      throw new Error(`${resource.collection}: give update, invalid and deniedRole`)
+    return { update, invalid, deniedRole }
+  }
   const writer = () => issue(getServer(), { role: 'owner', scope: scopes })
   const createPath = () => spec.createPath?.() ?? base
 
@@ -67,6 +80,10 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
     const call = apiClient(getServer(), token)
     if (resource.singleton) return { path: base, body: await readJson(await call(base)) }
     counter += 1
+    if (spec.fixture) {
+      const id = await spec.fixture(getServer(), counter, publish)
+      return { path: `${base}/${id}`, body: await readJson(await call(`${base}/${id}`)) }
+    }
     const response = await call(createPath(), { method: 'POST', json: spec.sample?.(counter) })
     expect(response.status).toBe(201)
     const body = await readJson(response)
@@ -129,104 +146,126 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
     })
   }
 
-  it('refuses a write without the write scope: 403 insufficient_scope', async () => {
-    const reader = await issue(getServer(), { role: 'owner', scope: resource.scopes.read })
-    const call = apiClient(getServer(), reader.accessToken)
-    const response = resource.singleton
-      ? await call(base, { method: 'PATCH', json: spec.update })
-      : await call(createPath(), { method: 'POST', json: spec.sample?.(0) })
-    const body = await expectProblem(response, 403, 'insufficient_scope')
-    expect(body.required_scopes).toEqual([resource.scopes.write])
-    expect(response.headers.get('www-authenticate')).toContain(resource.scopes.write)
-  })
-
-  it('refuses a write from a role that may not make it: 403 problem', async () => {
-    const denied = await issue(getServer(), { role: spec.deniedRole, scope: scopes })
-    const { accessToken } = await writer()
-    const { path } = await record(accessToken)
-    const response = await apiClient(getServer(), denied.accessToken)(path, {
-      method: 'PATCH',
-      json: spec.update,
+  if (!resource.scopes.write) {
+    it('serves no write: POST, PATCH and DELETE are not routes', async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const call = apiClient(getServer(), accessToken)
+      for (const [method, target] of [
+        ['POST', base],
+        ['PATCH', path],
+        ['DELETE', path],
+      ] as const) {
+        const response = await call(target, { method, json: {} })
+        expect([404, 405]).toContain(response.status)
+      }
     })
-    const body = await expectProblem(response, 403)
-    expect(['insufficient_scope', 'forbidden_role']).toContain(body.code)
-  })
+  }
 
-  it('names the invalid, unknown and read-only fields of a write in a 422', async () => {
-    const { accessToken } = await writer()
-    const { path } = await record(accessToken)
-    const call = apiClient(getServer(), accessToken)
-    const cases: Array<[Record<string, unknown>, string, string]> = [
-      [spec.invalid.body, spec.invalid.field, ''],
-      [{ no_such_field: 1 }, 'no_such_field', 'unknown_field'],
-      [{ id: 'x' }, 'id', 'read_only'],
-    ]
-    for (const [json, field, code] of cases) {
-      const body = await expectProblem(
-        await call(path, { method: 'PATCH', json }),
-        422,
-        'validation_failed',
-      )
-      const error = body.errors.find(
-        (e: Json) => e.field === field || e.field.startsWith(`${field}.`),
-      )
-      expect(error, JSON.stringify(body.errors)).toBeDefined()
-      if (code) expect(error.code).toBe(code)
-    }
-  })
+  if (resource.scopes.write)
+    it('refuses a write without the write scope: 403 insufficient_scope', async () => {
+      const reader = await issue(getServer(), { role: 'owner', scope: resource.scopes.read })
+      const call = apiClient(getServer(), reader.accessToken)
+      const response = resource.singleton
+        ? await call(base, { method: 'PATCH', json: writes().update })
+        : await call(createPath(), { method: 'POST', json: spec.sample?.(0) })
+      const body = await expectProblem(response, 403, 'insufficient_scope')
+      expect(body.required_scopes).toEqual([resource.scopes.write])
+      expect(response.headers.get('www-authenticate')).toContain(resource.scopes.write)
+    })
 
-  it('honours If-Match: 412 on a stale tag, success on the current one', async () => {
-    const { accessToken } = await writer()
-    const { path } = await record(accessToken)
-    const call = apiClient(getServer(), accessToken)
-    const etag = (await call(path)).headers.get('etag') ?? ''
-    const stale = await call(path, {
-      method: 'PATCH',
-      json: spec.update,
-      headers: { 'if-match': '"stale"' },
+  if (can('update'))
+    it('refuses a write from a role that may not make it: 403 problem', async () => {
+      const denied = await issue(getServer(), { role: writes().deniedRole, scope: scopes })
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const response = await apiClient(getServer(), denied.accessToken)(path, {
+        method: 'PATCH',
+        json: writes().update,
+      })
+      const body = await expectProblem(response, 403)
+      expect(['insufficient_scope', 'forbidden_role']).toContain(body.code)
     })
-    await expectProblem(stale, 412, 'precondition_failed')
-    const fresh = await call(path, {
-      method: 'PATCH',
-      json: spec.update,
-      headers: { 'if-match': etag },
+
+  if (can('update'))
+    it('names the invalid, unknown and read-only fields of a write in a 422', async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const call = apiClient(getServer(), accessToken)
+      const cases: Array<[Record<string, unknown>, string, string]> = [
+        [writes().invalid.body, writes().invalid.field, ''],
+        [{ no_such_field: 1 }, 'no_such_field', 'unknown_field'],
+        [{ id: 'x' }, 'id', 'read_only'],
+      ]
+      for (const [json, field, code] of cases) {
+        const body = await expectProblem(
+          await call(path, { method: 'PATCH', json }),
+          422,
+          'validation_failed',
+        )
+        const error = body.errors.find(
+          (e: Json) => e.field === field || e.field.startsWith(`${field}.`),
+        )
+        expect(error, JSON.stringify(body.errors)).toBeDefined()
+        if (code) expect(error.code).toBe(code)
+      }
     })
-    expect(fresh.status).toBe(200)
-    expect(fresh.headers.get('etag')).toMatch(/^"/)
-    expect(await readJson(fresh)).toMatchObject({ object: resource.object })
-  })
+
+  if (can('update'))
+    it('honours If-Match: 412 on a stale tag, success on the current one', async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const call = apiClient(getServer(), accessToken)
+      const etag = (await call(path)).headers.get('etag') ?? ''
+      const stale = await call(path, {
+        method: 'PATCH',
+        json: writes().update,
+        headers: { 'if-match': '"stale"' },
+      })
+      await expectProblem(stale, 412, 'precondition_failed')
+      const fresh = await call(path, {
+        method: 'PATCH',
+        json: writes().update,
+        headers: { 'if-match': etag },
+      })
+      expect(fresh.status).toBe(200)
+      expect(fresh.headers.get('etag')).toMatch(/^"/)
+      expect(await readJson(fresh)).toMatchObject({ object: resource.object })
+    })
 
   if (resource.singleton) return
 
-  it('creates with 201 and a Location that answers', async () => {
-    const { accessToken } = await writer()
-    const call = apiClient(getServer(), accessToken)
-    const response = await call(createPath(), { method: 'POST', json: spec.sample?.(++counter) })
-    expect(response.status).toBe(201)
-    const body = await readJson(response)
-    expect(response.headers.get('location')).toBe(`${getServer().issuer}${base}/${body.id}`)
-    expect((await call(`${base}/${body.id}`)).status).toBe(200)
-  })
-
-  it('replays a POST with the same Idempotency-Key and body; refuses another body', async () => {
-    const { accessToken } = await writer()
-    const call = apiClient(getServer(), accessToken)
-    const key = `key-${Math.random()}`
-    const json = spec.sample?.(++counter)
-    const init = { method: 'POST', json, headers: { 'idempotency-key': key } }
-    const first = await call(createPath(), init)
-    const again = await call(createPath(), init)
-    expect(first.status).toBe(201)
-    expect(again.status).toBe(201)
-    expect(again.headers.get('idempotent-replayed')).toBe('true')
-    expect((await readJson(again)).id).toBe((await readJson(first)).id)
-    const other = await call(createPath(), {
-      method: 'POST',
-      json: spec.sample?.(++counter),
-      headers: { 'idempotency-key': key },
+  if (can('create'))
+    it('creates with 201 and a Location that answers', async () => {
+      const { accessToken } = await writer()
+      const call = apiClient(getServer(), accessToken)
+      const response = await call(createPath(), { method: 'POST', json: spec.sample?.(++counter) })
+      expect(response.status).toBe(201)
+      const body = await readJson(response)
+      expect(response.headers.get('location')).toBe(`${getServer().issuer}${base}/${body.id}`)
+      expect((await call(`${base}/${body.id}`)).status).toBe(200)
     })
-    await expectProblem(other, 422, 'idempotency_key_reused')
-  })
+
+  if (can('create'))
+    it('replays a POST with the same Idempotency-Key and body; refuses another body', async () => {
+      const { accessToken } = await writer()
+      const call = apiClient(getServer(), accessToken)
+      const key = `key-${Math.random()}`
+      const json = spec.sample?.(++counter)
+      const init = { method: 'POST', json, headers: { 'idempotency-key': key } }
+      const first = await call(createPath(), init)
+      const again = await call(createPath(), init)
+      expect(first.status).toBe(201)
+      expect(again.status).toBe(201)
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect((await readJson(again)).id).toBe((await readJson(first)).id)
+      const other = await call(createPath(), {
+        method: 'POST',
+        json: spec.sample?.(++counter),
+        headers: { 'idempotency-key': key },
+      })
+      await expectProblem(other, 422, 'idempotency_key_reused')
+    })
 
   it('walks every record exactly once, even with inserts between pages', async () => {
     const { accessToken } = await writer()

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify'
+import type { AppDeps, OpenApiPaths } from '../http/deps.js'
+import type { ResourceDefinition } from './framework/resource.js'
+
+/**
+ * One part of the business API: the resources it declares, and the hand-written routes
+ * beyond them (sub-resources, uploads, reports) with their OpenAPI paths.
+ */
+export interface ApiArea {
+  readonly resources: readonly ResourceDefinition[]
+  readonly paths?: OpenApiPaths
+  /** Registers the hand-written routes inside the /api/v1 plugin (caller already identified). */
+  register?(api: FastifyInstance, deps: AppDeps): void
+}

@@ -1,0 +1,3 @@
+import type { ApiArea } from '../area.js'
+
+export const membershipsArea: ApiArea = { resources: [] }

@@ -1,0 +1,3 @@
+import type { ApiArea } from '../area.js'
+
+export const storageArea: ApiArea = { resources: [] }

@@ -1,0 +1,6 @@
+import type { Migration } from './index.js'
+
+export const memberships: Migration = {
+  id: '0007-memberships',
+  async up() {},
+}
