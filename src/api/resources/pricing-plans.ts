@@ -1,21 +1,7 @@
 import type { FieldError } from '../conventions.js'
 import { boolean, enumeration, type Field, integer, text } from '../framework/fields.js'
+import { money } from '../framework/money.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
-
-/** Money: integer minor units and an ISO 4217 currency (DOMAIN.md §4.0). */
-const money = (options: { required?: boolean } = {}) =>
-  object(
-    {
-      amount: integer({ required: true, max: 100_000_000 }),
-      currency: text({
-        required: true,
-        max: 3,
-        pattern: /^[A-Z]{3}$/,
-        patternHint: 'an ISO 4217 code',
-      }),
-    },
-    options,
-  )
 
 const planMembers: Record<string, Field> = {
   id: text({ max: 64, pattern: /^pln_[A-Za-z0-9_-]+$/, patternHint: 'an id starting with pln_' }),
