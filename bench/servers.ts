@@ -95,14 +95,20 @@ function listening(kind: ServerKind, child: ChildProcess, tail: () => string): P
       clearTimeout(timer)
       reject(new Error(`${kind} exited (${code}) before listening\n${tail()}`))
     })
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const read = (chunk: Buffer) => {
       buffered += chunk.toString('utf8')
       const line = buffered.split('\n').find((l) => l.startsWith('{"listening"'))
       if (line) {
         clearTimeout(timer)
+        // From here on the server's output (Portico's log lines) is drained unread: kept and
+        // re-split at every chunk it cost the load generator's core more and more CPU.
+        child.stdout?.off('data', read)
+        child.stdout?.resume()
+        buffered = ''
         resolve((JSON.parse(line) as { listening: string }).listening)
       }
-    })
+    }
+    child.stdout?.on('data', read)
   })
 }
 

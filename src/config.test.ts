@@ -27,6 +27,12 @@ describe('configuration, parsed once from the environment', () => {
     expect(config.allowLoopbackHostnames).toBe(false)
     expect(config.registrationRateLimit).toBeGreaterThan(0)
     expect(config.trustProxy).toBe(false)
+    expect(config.filesDir).toBeUndefined()
+    expect(config.uploadMaxBytes).toBe(25 * 1024 * 1024)
+    expect(parseConfig({ PORTICO_FILES_DIR: 'up' }).filesDir).toBe(path.resolve('up'))
+    expect(() => parseConfig({ PORTICO_UPLOAD_MAX_BYTES: String(26 * 1024 * 1024) })).toThrow(
+      /PORTICO_UPLOAD_MAX_BYTES/,
+    )
     expect(Object.isFrozen(config)).toBe(true)
   })
 

@@ -19,6 +19,8 @@ export interface Config {
   readonly tokenRateLimit: number
   /** Requests to /api/v1 without a token per client address per minute. */
   readonly anonymousApiRateLimit: number
+  /** Form submissions (POST /api/v1/forms/{id}/submissions) per client address per minute. */
+  readonly formSubmissionRateLimit: number
   /** Where rate-limit counters live when not in the database: a `redis://` URL shared by every instance. */
   readonly redisUrl: string | undefined
   /** PostgreSQL pool bounds; SQLite has one connection and a 5 s busy timeout. */
@@ -37,6 +39,10 @@ export interface Config {
   readonly lifetimes: Lifetimes
   /** E-mail of the `owner` account created on first start (lower-cased). */
   readonly ownerEmail: string
+  /** Uploaded files on SQLite: this folder (mode 0700); undefined: `files/` beside the database. */
+  readonly filesDir: string | undefined
+  /** The largest upload accepted, in bytes, whatever its purpose (at most 25 MB). */
+  readonly uploadMaxBytes: number
 }
 
 export type DatabaseConfig =
@@ -111,6 +117,12 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       1,
       1_000_000,
     ),
+    formSubmissionRateLimit: parseInteger(
+      'PORTICO_FORM_SUBMISSION_RATE_LIMIT',
+      get('PORTICO_FORM_SUBMISSION_RATE_LIMIT') ?? '10',
+      1,
+      1_000_000,
+    ),
     redisUrl: parseRedisUrl(get('REDIS_URL')),
     databasePool: Object.freeze({
       size: parseInteger(
@@ -151,6 +163,15 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     ownerEmail: parseEmail(
       'PORTICO_OWNER_EMAIL',
       get('PORTICO_OWNER_EMAIL') ?? 'owner@school.invalid',
+    ),
+    filesDir: ((dir) => (dir === undefined ? undefined : path.resolve(dir)))(
+      get('PORTICO_FILES_DIR'),
+    ),
+    uploadMaxBytes: parseInteger(
+      'PORTICO_UPLOAD_MAX_BYTES',
+      get('PORTICO_UPLOAD_MAX_BYTES') ?? String(25 * 1024 * 1024),
+      1024,
+      25 * 1024 * 1024,
     ),
   })
 }

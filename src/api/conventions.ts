@@ -3,12 +3,19 @@ import { ProblemError } from '../http/problem.js'
 
 /** RFC 3339 UTC, as every timestamp of the API is written. */
 export function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  // toISOString always ends in `.sssZ`: cut, not a regular expression (once per timestamp
+  // of every record listed; npm run bench, profiled).
+  return `${new Date(ms).toISOString().slice(0, -5)}Z`
 }
 
 /** A strong ETag over an object's JSON representation. */
 export function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`
+  return etagOfJson(JSON.stringify(body))
+}
+
+/** {@link etagOf} of a body already serialised, so a response is serialised only once. */
+export function etagOfJson(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
 }
 
 /** RFC 9110 §13.1.1: a write with If-Match proceeds only when one of its tags is current. */

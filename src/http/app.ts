@@ -1,12 +1,13 @@
-import cors from '@fastify/cors'
 import formbody from '@fastify/formbody'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-routes.js'
 import { apiRoutes } from './api-routes.js'
 import { authorizeRoutes } from './authorize-routes.js'
 import type { AppContext, AppDeps, RouteModule } from './deps.js'
 import { discoveryRoutes } from './discovery-routes.js'
 import { handleError } from './errors.js'
+import { filesRoutes } from './files-routes.js'
 import { healthRoutes } from './health-routes.js'
 import { parseStrictJson } from './json-body.js'
 import { loginRoutes } from './login-routes.js'
@@ -25,6 +26,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   loginRoutes,
   accountRoutes,
   apiRoutes,
+  filesRoutes,
   tokenRoutes,
   userinfoRoutes,
   revocationRoutes,
@@ -36,6 +38,11 @@ const BODY_LIMIT = 64 * 1024
 
 /** Paths that are HTML pages for people: everything else is an API open to any origin. */
 const PAGE_PATH = /^\/(oauth\/authorize|login|logout|consent|account|docs)(\/|\?|$)/
+
+const CORS_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE'
+const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, Idempotency-Key'
+const CORS_EXPOSED_HEADERS = 'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id'
+const CORS_MAX_AGE = '86400'
 
 /**
  * Builds the HTTP app from its dependencies. It never listens: main.ts and the tests do.
@@ -75,23 +82,56 @@ export async function createApp(
     routerOptions: { ignoreTrailingSlash: false },
   })
 
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff')
+  // Security headers, the request id and CORS in one synchronous hook: each of the async
+  // hooks and the @fastify/cors delegator this replaces cost a few µs on every request
+  // (npm run bench, profiled). Same headers and preflight answers as @fastify/cors gave.
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply
+      .header('x-request-id', request.id)
+      .header('x-content-type-options', 'nosniff')
+      .header('vary', 'Origin')
+    if (PAGE_PATH.test(request.url)) return done()
+    void reply
+      .header('access-control-allow-origin', '*')
+      .header('access-control-expose-headers', CORS_EXPOSED_HEADERS)
+    if (request.method !== 'OPTIONS') return done()
+    // A preflight is answered here, before anything could refuse it for lacking credentials.
+    if (!request.headers.origin || !request.headers['access-control-request-method']) {
+      void reply.code(400).type('text/plain').send('Invalid Preflight Request')
+      return
+    }
+    void reply
+      .header('access-control-allow-methods', CORS_METHODS)
+      .header('access-control-allow-headers', CORS_ALLOWED_HEADERS)
+      .header('access-control-max-age', CORS_MAX_AGE)
+      .code(204)
+      .header('content-length', '0')
+      .send()
   })
-  app.addHook('onResponse', async (request, reply) => {
+  // Preflights of API paths are answered by the hook above; pages take no cross-origin calls.
+  app.options('*', (_request, reply) => {
+    reply.callNotFound()
+  })
+  // The request line carries only values made here (method, path, status, time): nothing the
+  // redaction paths could match, so it skips redaction, which cost more than the line itself.
+  const requestLog = unredacted(deps.logger)
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the path: one series per endpoint, whatever is requested.
     const route = request.routeOptions.url ?? 'unmatched'
     deps.metrics.requestServed(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
     // The path only: query strings can carry values that do not belong in logs.
-    request.log.info(
+    const query = request.url.indexOf('?')
+    requestLog.info(
       {
+        request_id: request.id,
         method: request.method,
-        path: request.url.split('?')[0],
+        path: query < 0 ? request.url : request.url.slice(0, query),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
       },
       'request',
     )
+    done()
   })
 
   app.removeContentTypeParser('application/json')
@@ -103,19 +143,6 @@ export async function createApp(
     }
   })
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      const open = !PAGE_PATH.test(request.url ?? '')
-      callback(null, {
-        origin: open ? '*' : false,
-        methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
-        exposedHeaders: ['WWW-Authenticate', 'Location', 'ETag', 'Retry-After', 'X-Request-Id'],
-        maxAge: 86400,
-      })
-    },
-  })
-
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {
     void reply

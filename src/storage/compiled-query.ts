@@ -7,8 +7,8 @@ const placeholder = (n: number) => `\u0000compiled-query-argument-${n}\u0000`
 type Binding = { readonly argument: number } | { readonly value: unknown }
 
 /**
- * A query that Kysely builds and compiles once per database handle, then runs with new
- * argument values. On the hottest reads (the bearer check of every API call, the client and
+ * A query that Kysely builds and compiles once per database (and for its transactions too),
+ * then runs with new argument values. On the hottest reads (the bearer check of every API call, the client and
  * refresh-token lookups of every token request) building and compiling took several times
  * as long as SQLite's indexed lookup itself (npm run bench, profiled).
  *
@@ -25,8 +25,10 @@ export function compiledQuery<Args extends unknown[], Row>(
   build: (db: Db, ...args: Args) => Compilable<Row>,
 ): (db: Db, ...args: Args) => Promise<Row[]> {
   const arity = build.length - 1
-  const compiled = new WeakMap<Db, { query: CompiledQuery<Row>; bindings: Binding[] }>()
-  const compile = (db: Db) => {
+  // Keyed by the dialect's adapter, which a database handle and its transactions share: the
+  // SQL is the same, so a statement inside a transaction is not compiled anew each time.
+  const compiled = new WeakMap<object, { query: CompiledQuery<Row>; bindings: Binding[] }>()
+  const compile = (db: Db, key: object) => {
     const placeholders = Array.from({ length: arity }, (_, n) => placeholder(n))
     const query = build(db, ...(placeholders as Args)).compile()
     const bindings = query.parameters.map((value): Binding => {
@@ -38,11 +40,12 @@ export function compiledQuery<Args extends unknown[], Row>(
       throw new Error(`compiledQuery: an argument is not a bound parameter in ${query.sql}`)
     }
     const entry = { query, bindings }
-    compiled.set(db, entry)
+    compiled.set(key, entry)
     return entry
   }
   return async (db, ...args) => {
-    const { query, bindings } = compiled.get(db) ?? compile(db)
+    const key = db.getExecutor().adapter
+    const { query, bindings } = compiled.get(key) ?? compile(db, key)
     const parameters = bindings.map((b) => ('argument' in b ? args[b.argument] : b.value))
     return (await db.executeQuery<Row>({ ...query, parameters })).rows
   }

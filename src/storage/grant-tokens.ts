@@ -73,27 +73,97 @@ async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> 
   return rows.length > 0
 }
 
+/** The statements of {@link storeInTransaction}, compiled once (token requests are hot). */
+const rotateRefresh = compiledQuery((db: Db, digest: string, now: number) =>
+  db
+    .updateTable('refresh_tokens')
+    .set({ rotated_at: now })
+    .where('token_digest', '=', digest)
+    .where('rotated_at', 'is', null)
+    .returning('token_digest'),
+)
+const insertAccess = compiledQuery(
+  (
+    db: Db,
+    tokenDigest: string,
+    grantId: string,
+    clientId: string,
+    userId: string,
+    scope: string,
+    audience: string,
+    createdAt: number,
+    expiresAt: number,
+  ) =>
+    db.insertInto('access_tokens').values({
+      token_digest: tokenDigest,
+      grant_id: grantId,
+      client_id: clientId,
+      user_id: userId,
+      scope,
+      audience,
+      created_at: createdAt,
+      expires_at: expiresAt,
+    }),
+)
+const insertRefresh = compiledQuery(
+  (
+    db: Db,
+    tokenDigest: string,
+    grantId: string,
+    clientId: string,
+    scope: string,
+    createdAt: number,
+    expiresAt: number,
+    rotatedAt: number | null,
+  ) =>
+    db.insertInto('refresh_tokens').values({
+      token_digest: tokenDigest,
+      grant_id: grantId,
+      client_id: clientId,
+      scope,
+      created_at: createdAt,
+      expires_at: expiresAt,
+      rotated_at: rotatedAt,
+    }),
+)
+const touchGrant = compiledQuery((db: Db, grantId: string, now: number, expiry: number) =>
+  db
+    .updateTable('grants')
+    .set({ last_used_at: now, expires_at: sql<number>`max(expires_at, ${expiry})` })
+    .where('id', '=', grantId),
+)
+
 async function storeInTransaction(db: Db, write: TokenWrite): Promise<boolean> {
+  const { access: a, refresh: r, now } = write
   return db.transaction().execute(async (trx) => {
     if (write.rotates !== undefined) {
-      const rotated = await trx
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: write.now })
-        .where('token_digest', '=', write.rotates)
-        .where('rotated_at', 'is', null)
-        .executeTakeFirst()
-      if (Number(rotated.numUpdatedRows) === 0) return false
+      const rotated = await rotateRefresh(trx, write.rotates, now)
+      if (rotated.length === 0) return false
     }
-    await trx.insertInto('access_tokens').values(write.access).execute()
-    if (write.refresh) await trx.insertInto('refresh_tokens').values(write.refresh).execute()
-    await trx
-      .updateTable('grants')
-      .set({
-        last_used_at: write.now,
-        expires_at: sql<number>`max(expires_at, ${grantExpiry(write)})`,
-      })
-      .where('id', '=', write.grantId)
-      .execute()
+    await insertAccess(
+      trx,
+      a.token_digest,
+      a.grant_id,
+      a.client_id,
+      a.user_id,
+      a.scope,
+      a.audience,
+      a.created_at,
+      a.expires_at,
+    )
+    if (r) {
+      await insertRefresh(
+        trx,
+        r.token_digest,
+        r.grant_id,
+        r.client_id,
+        r.scope,
+        r.created_at,
+        r.expires_at,
+        r.rotated_at,
+      )
+    }
+    await touchGrant(trx, write.grantId, now, grantExpiry(write))
     return true
   })
 }

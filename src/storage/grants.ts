@@ -72,6 +72,16 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .where('u.disabled_at', 'is', null),
 )
 
+/** Marks a code used if it was not yet; compiled once, as every code exchange starts with it. */
+const consumeCode = compiledQuery((db: Db, codeDigest: string, now: number) =>
+  db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: now })
+    .where('code_digest', '=', codeDigest)
+    .where('consumed_at', 'is', null)
+    .returningAll(),
+)
+
 /**
  * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
  * person's authorization of one client; revoking it ends every code and token issued under it.
@@ -91,13 +101,7 @@ export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
      * `redeemed`; the other, and every later one, sees `replayed`.
      */
     async redeemCode(codeDigest: string, now: number): Promise<CodeRedemption> {
-      const code = await db
-        .updateTable('authorization_codes')
-        .set({ consumed_at: now })
-        .where('code_digest', '=', codeDigest)
-        .where('consumed_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst()
+      const [code] = await consumeCode(db, codeDigest, now)
       if (code) return { status: 'redeemed', code }
       const used = await db
         .selectFrom('authorization_codes')

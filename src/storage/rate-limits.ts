@@ -45,35 +45,155 @@ export function windowOf(now: number, windowMs: number): { start: number; retryA
 }
 
 /**
- * Counters kept in the database, so every instance on one PostgreSQL counts together. One
- * upsert per counted request; old windows are swept by {@link RateLimiter.sweep}.
+ * Hits a counter may hold in memory before they reach the database: 1 % of its limit, at
+ * most {@link MAX_BATCH}. Limits under 100 (every default but the token endpoint's 300) get
+ * none, so each of their hits is written and decided on the shared count, as before.
+ */
+const BATCH_FRACTION = 0.01
+const MAX_BATCH = 64
+/** Held hits reach the database within this time, whatever their number. */
+const FLUSH_MS = 100
+/** Counters kept in memory at most; beyond, hits are written one by one. */
+const MAX_COUNTERS = 10_000
+
+/** What this instance knows of one counter (one bucket, subject and window). */
+interface Counter {
+  readonly windowStart: number
+  readonly windowEnd: number
+  /** The shared count the database answered at this instance's last write. */
+  known: number
+  /** Hits allowed here and not yet written. */
+  held: number
+}
+
+/**
+ * Counters kept in the database, so every instance on one PostgreSQL counts together. A hit
+ * is decided on the shared count, read back from the upsert that adds it. Only far from a
+ * generous limit (100 or more, and 1 % of it or more below) may an instance that has
+ * already written to a counter in this window hold further hits in memory, up to 1 % of
+ * the limit, and write them within 100 ms, in one statement with every other held counter:
+ * the same counts, one write instead of one per request (npm run bench: that write was a
+ * third of a refresh on SQLite). One instance counts exactly; N instances together may let
+ * through up to about N % of a limit more while their held hits are on their way. Old
+ * windows are swept by {@link RateLimiter.sweep}.
  */
 export function createDatabaseRateLimiter(db: Db): RateLimiter {
+  const counters = new Map<string, Counter>()
+  let timer: NodeJS.Timeout | undefined
+  let flushing: Promise<void> | undefined
+  /** The latest time a hit was counted at, to tell which windows are over. */
+  let latest = 0
+
+  /** Adds each delta to its counter in one statement; the new counts by key. */
+  async function add(deltas: ReadonlyArray<readonly [string, number, number]>) {
+    const values = sql.join(
+      deltas.map(([key, windowStart, delta]) => sql`(${key}, ${windowStart}, ${delta})`),
+    )
+    const { rows } = await sql<{ key: string; count: number }>`
+      insert into rate_limits (key, window_start, count) values ${values}
+      on conflict (key) do update set count = rate_limits.count + excluded.count
+      returning key, count`.execute(db)
+    return new Map(rows.map((r) => [r.key, Number(r.count)]))
+  }
+
+  /** Writes every held hit; on failure they stay held for the next write. */
+  async function flush(): Promise<void> {
+    const deltas: Array<[string, number, number]> = []
+    for (const [key, counter] of counters) {
+      if (counter.held > 0) {
+        deltas.push([key, counter.windowStart, counter.held])
+        counter.held = 0
+      } else if (counter.windowEnd <= latest) counters.delete(key)
+    }
+    if (deltas.length === 0) return
+    try {
+      const counts = await add(deltas)
+      for (const [key, count] of counts) {
+        const counter = counters.get(key)
+        if (counter) counter.known = Math.max(counter.known, count)
+      }
+    } catch {
+      // Held for the next write; a request written through meanwhile reports the failure.
+      for (const [key, , delta] of deltas) {
+        const counter = counters.get(key)
+        if (counter) counter.held += delta
+      }
+    }
+  }
+
+  function schedule(): void {
+    if (timer || flushing) return
+    timer = setTimeout(() => {
+      timer = undefined
+      flushing = flush().finally(() => {
+        flushing = undefined
+        for (const counter of counters.values()) {
+          if (counter.held > 0) return schedule()
+        }
+      })
+    }, FLUSH_MS)
+    timer.unref()
+  }
+
   return {
     async hit(bucket, subject, limit, windowMs, now) {
+      latest = Math.max(latest, now)
       const window = windowOf(now, windowMs)
       const key = counterKey(bucket, window.start, subject)
-      const { rows } = await sql<{ count: number }>`
-        insert into rate_limits (key, window_start, count) values (${key}, ${window.start}, 1)
-        on conflict (key) do update set count = rate_limits.count + 1
-        returning count`.execute(db)
-      const count = Number(rows[0]?.count ?? 1)
+      const batch = Math.min(MAX_BATCH, Math.floor(limit * BATCH_FRACTION))
+      let counter = counters.get(key)
+      if (counter && counter.held < batch && counter.known + counter.held + batch < limit) {
+        counter.held += 1
+        schedule()
+        return { allowed: true, retryAfter: window.retryAfter }
+      }
+      // A counter's first hit here, near the limit, or a small limit: written and decided now,
+      // with any hits held.
+      const held = counter?.held ?? 0
+      if (counter) counter.held = 0
+      let count: number
+      try {
+        count = (await add([[key, window.start, held + 1]])).get(key) ?? held + 1
+      } catch (error) {
+        if (counter) counter.held += held
+        throw error
+      }
+      if (!counter && batch > 0 && counters.size >= MAX_COUNTERS) {
+        for (const [k, c] of counters) if (c.held === 0 && c.windowEnd <= latest) counters.delete(k)
+      }
+      if (!counter && batch > 0 && counters.size < MAX_COUNTERS) {
+        counter = {
+          windowStart: window.start,
+          windowEnd: window.start + windowMs,
+          known: 0,
+          held: 0,
+        }
+        counters.set(key, counter)
+      }
+      if (counter) counter.known = Math.max(counter.known, count)
       return { allowed: count <= limit, retryAfter: window.retryAfter }
     },
     async peek(bucket, subject, limit, windowMs, now) {
       const window = windowOf(now, windowMs)
+      const key = counterKey(bucket, window.start, subject)
       const row = await db
         .selectFrom('rate_limits')
         .select('count')
-        .where('key', '=', counterKey(bucket, window.start, subject))
+        .where('key', '=', key)
         .executeTakeFirst()
-      return { allowed: Number(row?.count ?? 0) < limit, retryAfter: window.retryAfter }
+      const count = Number(row?.count ?? 0) + (counters.get(key)?.held ?? 0)
+      return { allowed: count < limit, retryAfter: window.retryAfter }
     },
     async sweep(before) {
       await db.deleteFrom('rate_limits').where('window_start', '<', before).execute()
     },
     ping: async () => true,
-    close: async () => {},
+    async close() {
+      clearTimeout(timer)
+      timer = undefined
+      await flushing
+      await flush()
+    },
   }
 }
 

@@ -29,6 +29,7 @@ export interface Schema
   lessons: LessonTable
   lecturers: LecturerTable
   posts: PostTable
+  post_categories: CourseCategoryTable
   pages: PageTable
   students: StudentTable
   enrollments: EnrollmentTable
@@ -233,6 +234,7 @@ export interface AppearanceTable {
   updated_at: number
 }
 
+/** Categories of courses, and (the same columns) of blog posts. */
 export interface CourseCategoryTable {
   id: string
   name: string
@@ -335,6 +337,7 @@ export interface PostTable {
   access: 'public' | 'registered' | 'paid'
   tags: string | null
   author_lecturer_id: string | null
+  category_id: string | null
   seo: string | null
   comments_enabled: number
   published_at: number | null

@@ -29,6 +29,11 @@ export interface FieldOptions {
   /** The value a create stores when the field is not given. */
   readonly default?: unknown
   readonly description?: string
+  /**
+   * Not a column of the table: the resource's `afterWrite` stores it (child rows such as an
+   * event's tickets) and its `enrich` loads it back.
+   */
+  readonly virtual?: boolean
 }
 
 /**

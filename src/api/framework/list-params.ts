@@ -32,9 +32,18 @@ export function sortableOf(resource: ResourceDefinition): string[] {
 
 /** Query parameters usable as filters, as `name` or `name[op]`. */
 export function filterableOf(resource: ResourceDefinition): string[] {
-  return Object.entries(resource.fields)
+  const own = Object.entries(resource.fields)
     .filter(([, f]) => f.options.filter)
     .map(([name]) => name)
+  return [...new Set([...own, ...Object.keys(resource.filters ?? {})])]
+}
+
+/** The field that parses a filter's value, and the declared condition if it has one. */
+export function filterOf(resource: ResourceDefinition, name: string) {
+  const field = resource.fields[name]
+  if (field?.options.filter) return { field, declared: undefined }
+  const declared = resource.filters?.[name]
+  return declared && { field: declared.field, declared }
 }
 
 export function searchableOf(resource: ResourceDefinition): string[] {
@@ -59,6 +68,7 @@ function badRequest(errors: FieldError[]): ProblemError {
 export function parseListParams(
   resource: ResourceDefinition,
   query: Record<string, unknown>,
+  now = Date.now(),
 ): ListParams {
   const errors: FieldError[] = []
   const filters: Filter[] = []
@@ -82,8 +92,8 @@ export function parseListParams(
     else if (name === 'q' && searchableOf(resource).length > 0) q = raw
     else {
       const match = /^([a-z_]+)(?:\[(gt|gte|lt|lte)\])?$/.exec(name)
-      const field = match?.[1] ? resource.fields[match[1]] : undefined
-      if (!match?.[1] || !field?.options.filter) {
+      const filter = match?.[1] ? filterOf(resource, match[1]) : undefined
+      if (!match?.[1] || !filter) {
         errors.push({
           field: name,
           code: 'unknown_parameter',
@@ -91,6 +101,7 @@ export function parseListParams(
         })
         continue
       }
+      const { field, declared } = filter
       const op = match[2] as keyof typeof RANGE_OPS | undefined
       if (op && field.filterKind !== 'range') {
         errors.push({
@@ -105,7 +116,13 @@ export function parseListParams(
         errors.push({ field: name, code: 'format', message: `${name} has an invalid value` })
         continue
       }
-      filters.push({ column: match[1], op: op ? RANGE_OPS[op] : '=', value })
+      const sqlOp = op ? RANGE_OPS[op] : '='
+      filters.push({
+        column: match[1],
+        op: sqlOp,
+        value,
+        ...(declared && { where: (eb) => declared.where(eb, sqlOp, value, now) }),
+      })
     }
   }
   const sort: SortKey[] = []

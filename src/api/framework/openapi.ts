@@ -1,6 +1,6 @@
 import type { OpenApiPaths } from '../../http/deps.js'
 import type { JsonSchema } from './fields.js'
-import { filterableOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
+import { filterableOf, filterOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
 import { membersSchema } from './structures.js'
 
@@ -232,7 +232,7 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
       delete collection.post
     }
     if (Object.keys(under).length > 0)
-      paths[`${pathOf(owner)}/{${parent.column}}/${resource.collection}`] = under
+      paths[`${pathOf(owner)}/{${parent.column}}/${parent.segment ?? resource.collection}`] = under
   }
   if (Object.keys(collection).length > 0 && !resource.singleton) paths[base] = collection
   if (Object.keys(item).length > 0) paths[itemPath] = item
@@ -285,11 +285,17 @@ function listParameters(resource: ResourceDefinition): unknown[] {
       description: `Case-insensitive search in ${searchableOf(resource).join(', ')}`,
     })
   for (const name of filterableOf(resource)) {
-    const field = resource.fields[name]
-    if (!field) continue
+    const filter = filterOf(resource, name)
+    if (!filter) continue
+    const { field, declared } = filter
     const schema = field.schema()
     const { readOnly: _readOnly, description: _description, ...scalar } = schema
-    params.push({ name, in: 'query', schema: scalar })
+    params.push({
+      name,
+      in: 'query',
+      schema: scalar,
+      ...(declared?.description && { description: declared.description }),
+    })
     if (field.filterKind === 'range')
       for (const op of ['gt', 'gte', 'lt', 'lte'])
         params.push({ name: `${name}[${op}]`, in: 'query', schema: scalar })

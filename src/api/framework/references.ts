@@ -1,16 +1,13 @@
 import { validationFailed } from '../conventions.js'
 import type { ResourceDb } from './store.js'
 
-/** Tables another resource may point at by id. */
-type ReferencedTable = 'course_categories' | 'lecturers'
-
 /**
  * Refuses a write whose `field` names a row that does not exist in `table`, with a 422
  * naming the field, before a foreign key would turn it into a less helpful error.
  */
 export async function requireReference(
   db: ResourceDb,
-  table: ReferencedTable,
+  table: string,
   id: string,
   field: string,
   noun: string,

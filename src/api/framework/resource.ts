@@ -3,12 +3,23 @@ import type { Role } from '../../oauth/roles.js'
 import type { Caller } from '../caller.js'
 import { timestamp } from '../conventions.js'
 import type { Field, Row } from './fields.js'
-import type { ResourceDb } from './store.js'
+import type { FilterCondition, ResourceDb, Visibility } from './store.js'
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete'
 
 /** Column → the values it may hold; all must match. An empty condition matches every row. */
 export type Condition = Readonly<Record<string, readonly (string | number)[]>>
+
+/**
+ * A list filter that is not a field's own column comparison: a derived value, another column,
+ * a subquery. `field` parses the query value (and says whether ranges apply); `where` turns
+ * it into a condition on the resource's rows.
+ */
+export interface QueryFilter {
+  readonly field: Field
+  readonly where: FilterCondition
+  readonly description?: string
+}
 
 /** What a hook or an action works with. */
 export interface ResourceContext {
@@ -61,12 +72,24 @@ export interface ResourceDefinition {
     readonly withParent?: boolean
     /** A time column that must be set and not in the future (scheduled publication). */
     readonly since?: string
+    /**
+     * A further SQL condition for what column values cannot say (a comment is public when
+     * its target post is public), built for the time of the request.
+     */
+    readonly where?: (now: number) => Visibility
   }
   /**
    * The record belongs to a parent (a section to a course): lists and creates are also served
-   * under `{parent path}/{id}/{collection}`, and `column` holds the parent's id.
+   * under `{parent path}/{id}/{segment}`, and `column` holds the parent's id. `segment` is
+   * the collection unless given (a form's `submissions` are the `form_submissions`).
    */
-  readonly parent?: { readonly resource: () => ResourceDefinition; readonly column: string }
+  readonly parent?: {
+    readonly resource: () => ResourceDefinition
+    readonly column: string
+    readonly segment?: string
+  }
+  /** Filters beyond the fields' `filter` option (a field's own filter wins on a name clash). */
+  readonly filters?: Readonly<Record<string, QueryFilter>>
   /** A field whose value also identifies a record in the `{id}` position. */
   readonly slugField?: string
   /** The order of a list without `sort`, e.g. `-created_at` or `position`. */
@@ -87,6 +110,16 @@ export interface ResourceDefinition {
   readonly existing?: (context: ResourceContext, values: Row) => Promise<string | undefined>
   /** Checks a write (create or update) after field validation; `existing` on updates. */
   readonly beforeWrite?: (context: ResourceContext, values: Row, existing?: Row) => Promise<void>
+  /**
+   * Stores what a create or update keeps outside the table (the `virtual` fields, as child
+   * rows), after the record's row is written; `existing` on updates.
+   */
+  readonly afterWrite?: (
+    context: ResourceContext,
+    id: string,
+    values: Row,
+    existing?: Row,
+  ) => Promise<void>
   /** Refuses a delete (409) while something depends on the record. */
   readonly beforeDelete?: (context: ResourceContext, row: Row) => Promise<void>
   /** How a delete is carried out, when it is not removing the row (members are demoted). */
@@ -104,6 +137,22 @@ export function pathOf(resource: ResourceDefinition): string {
   return `/api/v1/${resource.collection}`
 }
 
+/** The fields of each projection, in declaration order, listed once per resource. */
+const projections = new WeakMap<
+  ResourceDefinition,
+  { full: Array<[string, Field]>; public: Array<[string, Field]> }
+>()
+
+function shownFields(resource: ResourceDefinition) {
+  let shown = projections.get(resource)
+  if (!shown) {
+    const full = Object.entries(resource.fields)
+    shown = { full, public: full.filter(([, field]) => field.options.public) }
+    projections.set(resource, shown)
+  }
+  return shown
+}
+
 /** The JSON of a record: the full one, or only the public fields. */
 export function viewOf(
   resource: ResourceDefinition,
@@ -112,8 +161,8 @@ export function viewOf(
   deps: AppDeps,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id, object: resource.object }
-  for (const [name, field] of Object.entries(resource.fields)) {
-    if (!full && !field.options.public) continue
+  const shown = shownFields(resource)
+  for (const [name, field] of full ? shown.full : shown.public) {
     out[name] = field.fromColumn(row[name] ?? null)
   }
   if (resource.computed) Object.assign(out, resource.computed(row, full, deps))

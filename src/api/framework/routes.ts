@@ -4,6 +4,7 @@ import { ProblemError } from '../../http/problem.js'
 import {
   checkIfMatch,
   etagOf,
+  etagOfJson,
   type FieldError,
   requireJsonContent,
   requireObject,
@@ -104,13 +105,15 @@ export function registerResource(
   }
 
   function send(reply: FastifyReply, status: number, row: Row, full: boolean) {
-    const body = viewOf(resource, row, full, deps)
+    // Serialised once, for the ETag and the body alike.
+    const json = JSON.stringify(viewOf(resource, row, full, deps))
     return reply
       .code(status)
       .header('cache-control', 'no-store')
       .header('data-visibility', full ? 'full' : 'public')
-      .header('etag', etagOf(body))
-      .send(body)
+      .header('etag', etagOfJson(json))
+      .type('application/json; charset=utf-8')
+      .send(json)
   }
 
   async function checkUnique(values: Row, exceptId?: string): Promise<void> {
@@ -180,11 +183,15 @@ export function registerResource(
   const nested =
     parent &&
     resource.parent &&
-    `${pathOf(parent)}/:${resource.parent.column}/${resource.collection}`
+    `${pathOf(parent)}/:${resource.parent.column}/${resource.parent.segment ?? resource.collection}`
 
   async function list(request: FastifyRequest, reply: FastifyReply) {
     const full = readerOf(request)
-    const params = parseListParams(resource, request.query as Record<string, unknown>)
+    const params = parseListParams(
+      resource,
+      request.query as Record<string, unknown>,
+      deps.clock.now(),
+    )
     const owner = await loadParent(request, full)
     const filters =
       owner && resource.parent
@@ -234,6 +241,7 @@ export function registerResource(
       await resource.beforeWrite?.(context, values)
       await checkUnique(values)
       await write(() => store.insert(values))
+      await resource.afterWrite?.(context, id, values)
       return { status: 201, id }
     })
   }
@@ -261,6 +269,7 @@ export function registerResource(
       await resource.beforeWrite?.(context, values, row)
       await checkUnique(values, id)
       await write(() => store.update(id, { ...values, updated_at: context.now }))
+      await resource.afterWrite?.(context, id, values, row)
       return send(reply, 200, (await findFull(id)) ?? row, true)
     })
 

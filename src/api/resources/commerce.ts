@@ -1,3 +1,6 @@
 import type { ApiArea } from '../area.js'
+import { coupons } from './coupons.js'
+import { orders } from './orders.js'
 
-export const commerceArea: ApiArea = { resources: [] }
+/** Commerce: coupons (read/write) and orders (read only, with items and refunds embedded). */
+export const commerceArea: ApiArea = { resources: [coupons, orders] }

@@ -2,9 +2,9 @@ import type { ApiArea } from '../area.js'
 import type { ResourceDefinition } from '../framework/resource.js'
 import { analyticsArea } from './analytics.js'
 import { appearance } from './appearance.js'
+import { courseCategories, postCategories } from './categories.js'
 import { commerceArea } from './commerce.js'
 import { communityArea } from './community.js'
-import { courseCategories } from './course-categories.js'
 import { courses } from './courses.js'
 import { enrollments } from './enrollments.js'
 import { eventsArea } from './events.js'
@@ -39,6 +39,7 @@ export const RESOURCES: readonly ResourceDefinition[] = [
   lessons,
   lecturers,
   posts,
+  postCategories,
   pages,
   members,
   students,

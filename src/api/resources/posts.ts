@@ -63,6 +63,7 @@ export const posts = defineResource({
       filter: true,
       default: 'public',
     }),
+    category_id: reference('pcat', { public: true, nullable: true, filter: true }),
     tags: stringList({ public: true, default: [] }),
     author_lecturer_id: reference('lec', { public: true, nullable: true, filter: true }),
     seo: object(
@@ -85,14 +86,22 @@ export const posts = defineResource({
     values.slug ??= await uniqueSlug(context.db, 'posts', values.title as string)
   },
   async beforeWrite(context, values) {
-    if (typeof values.author_lecturer_id !== 'string') return
-    await requireReference(
-      context.db,
-      'lecturers',
-      values.author_lecturer_id,
-      'author_lecturer_id',
-      'lecturer',
-    )
+    if (typeof values.author_lecturer_id === 'string')
+      await requireReference(
+        context.db,
+        'lecturers',
+        values.author_lecturer_id,
+        'author_lecturer_id',
+        'lecturer',
+      )
+    if (typeof values.category_id === 'string')
+      await requireReference(
+        context.db,
+        'post_categories',
+        values.category_id,
+        'category_id',
+        'post category',
+      )
   },
   actions: [
     {

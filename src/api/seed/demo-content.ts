@@ -271,6 +271,13 @@ export const LEARNERS = Array.from({ length: 40 }, (_, i) => {
   }
 })
 
+/** Blog categories, each with the posts filed under it. */
+export const POST_CATEGORIES = [
+  { name: 'News', posts: ['welcome-to-brightframe', 'night-sky-course-announcement'] },
+  { name: 'Techniques', posts: ['golden-hour-checklist', 'film-is-back'] },
+  { name: 'Editing', posts: ['lightroom-presets-for-members'] },
+] as const
+
 export const POSTS = [
   {
     slug: 'welcome-to-brightframe',

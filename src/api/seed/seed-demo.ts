@@ -11,6 +11,7 @@ import {
   LECTURERS,
   LESSON_TYPES,
   PAGES,
+  POST_CATEGORIES,
   POSTS,
   TEAM,
 } from './demo-content.js'
@@ -286,6 +287,20 @@ async function seedCurriculum(
 /** Enrollments in every state, most in Photography Foundations, with some progress. */
 async function seedLearners(db: Db, now: number): Promise<void> {
   const STATES = ['active', 'active', 'completed', 'expired', 'revoked'] as const
+  /**
+   * How learner `i` came to a course. Purchases (each learner's become one order in the
+   * commerce seed) grow over the quarter, so revenue trends upward: early learners mostly came
+   * over from the school's previous platform (`import`). The archived course's learners are
+   * imported too, some Lightroom learners have it through the Studio Pass, one has a comp.
+   */
+  const sourceOf = (i: number, course: (typeof COURSES)[number]): string => {
+    if (course.plans[0]?.type === 'free') return 'free'
+    if (course.status === 'archived') return 'import'
+    if (course.slug === 'lightroom-editing-masterclass' && i % 8 === 4) return 'membership'
+    if (i === 5) return 'manual'
+    const buys = i < 12 ? i % 4 === 0 : i < 24 ? i % 3 === 0 : i % 5 !== 2
+    return buys ? 'purchase' : 'import'
+  }
   for (const [i, learner] of LEARNERS.entries()) {
     const joined = now - (90 - i * 2) * DAY
     await db
@@ -322,7 +337,7 @@ async function seedLearners(db: Db, now: number): Promise<void> {
           course_id: slugId('crs', course.slug),
           pricing_plan_id: (course.plans[0]?.id as string | undefined) ?? null,
           status: state,
-          source: course.plans[0]?.type === 'free' ? 'free' : 'purchase',
+          source: sourceOf(i, course),
           started_at: joined + DAY,
           completed_at: state === 'completed' ? joined + 20 * DAY : null,
           expires_at: state === 'expired' ? now - 5 * DAY : null,
@@ -352,6 +367,25 @@ async function seedLearners(db: Db, now: number): Promise<void> {
 }
 
 async function seedWriting(db: Db, now: number): Promise<void> {
+  for (const [i, category] of POST_CATEGORIES.entries()) {
+    const id = slugId('pcat', category.name.toLowerCase())
+    await db
+      .insertInto('post_categories')
+      .values({
+        id,
+        name: category.name,
+        slug: category.name.toLowerCase(),
+        description: null,
+        position: i,
+        created_at: now - 300 * DAY,
+        updated_at: now - 300 * DAY,
+      })
+      .execute()
+  }
+  const categoryOf = (slug: string) => {
+    const category = POST_CATEGORIES.find((c) => (c.posts as readonly string[]).includes(slug))
+    return category ? slugId('pcat', category.name.toLowerCase()) : null
+  }
   for (const post of POSTS)
     await db
       .insertInto('posts')
@@ -367,6 +401,7 @@ async function seedWriting(db: Db, now: number): Promise<void> {
         access: post.access,
         tags: json([]),
         author_lecturer_id: 'lec_demo_maya',
+        category_id: categoryOf(post.slug),
         seo: null,
         comments_enabled: 1,
         published_at: post.daysAgo === null ? null : now - post.daysAgo * DAY,

@@ -8,6 +8,7 @@ import { events } from './0006-events.js'
 import { memberships } from './0007-memberships.js'
 import { storage } from './0008-storage.js'
 import { community } from './0009-community.js'
+import { postCategories } from './0010-post-categories.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   memberships,
   storage,
   community,
+  postCategories,
 ]

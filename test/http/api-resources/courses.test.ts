@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { courseCategories } from '../../../src/api/resources/course-categories.js'
+import { courseCategories } from '../../../src/api/resources/categories.js'
 import { courses } from '../../../src/api/resources/courses.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type Database, openDatabase } from './database.js'
+import { migrate } from './migrate.js'
+import { createDatabaseRateLimiter, type RateLimiter } from './rate-limits.js'
+
+const NOW = Date.UTC(2030, 0, 1, 12, 0, 30)
+
+async function stored(database: Database): Promise<number> {
+  const rows = await database.db.selectFrom('rate_limits').select('count').execute()
+  return rows.reduce((sum, r) => sum + Number(r.count), 0)
+}
+
+describe('database rate limits: hits held in memory far from a generous limit', () => {
+  let database: Database
+  let limiter: RateLimiter
+  beforeEach(async () => {
+    database = openDatabase({ dialect: 'sqlite', file: ':memory:' })
+    await migrate(database, 0)
+    limiter = createDatabaseRateLimiter(database.db)
+  })
+  afterEach(async () => {
+    await limiter.close()
+    await database.close()
+  })
+
+  it('counts exactly: a limit of 1000 allows 1000 hits, then refuses', async () => {
+    const verdicts = []
+    for (let i = 0; i < 1005; i++) verdicts.push(await limiter.hit('t', 's', 1000, 60_000, NOW))
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(1000)
+    expect(verdicts.slice(1000).every((v) => !v.allowed)).toBe(true)
+    await limiter.close()
+    expect(await stored(database)).toBe(1005)
+  })
+
+  it('writes the first hit of a counter at once, and held ones within 100 ms', async () => {
+    await limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect(await stored(database)).toBe(1)
+    for (let i = 0; i < 5; i++) await limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect(await stored(database)).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(await stored(database)).toBe(6)
+  })
+
+  it('holds nothing for a small limit: every hit is written and decided on the shared count', async () => {
+    const other = createDatabaseRateLimiter(database.db)
+    try {
+      for (let i = 0; i < 60; i++) {
+        const verdict = await (i % 2 ? other : limiter).hit('t', 's', 60, 60_000, NOW)
+        expect(verdict.allowed).toBe(true)
+        expect(await stored(database)).toBe(i + 1)
+      }
+      expect((await limiter.hit('t', 's', 60, 60_000, NOW)).allowed).toBe(false)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('peek includes the hits held here', async () => {
+    for (let i = 0; i < 5; i++) await limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect((await limiter.peek('t', 's', 5, 60_000, NOW)).allowed).toBe(false)
+    expect((await limiter.peek('t', 's', 6, 60_000, NOW)).allowed).toBe(true)
+  })
+})
