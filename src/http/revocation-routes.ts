@@ -106,9 +106,10 @@ export const revocationRoutes: RouteModule = {
       return reply.header('cache-control', 'no-store').send()
     })
 
+    // Made once: copying every dependency per request was a visible part of introspection.
+    const introspectionDeps = { ...deps, issuer: deps.config.issuer }
     app.post(INTROSPECTION_PATH, options, async (request, reply) => {
       const params = readForm(request.body)
-      const introspectionDeps = { ...deps, issuer: deps.config.issuer }
       const caller = await authenticateIntrospector(
         introspectionDeps,
         params.client_id,

@@ -1,3 +1,4 @@
+import { createPrivateKey, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto'
 import {
   calculateJwkThumbprint,
   exportJWK,
@@ -5,7 +6,6 @@ import {
   importJWK,
   type JWK,
   type JWTPayload,
-  SignJWT,
 } from 'jose'
 import type { Clock } from '../platform/clock.js'
 import { decrypt, encrypt } from '../platform/crypto.js'
@@ -22,7 +22,8 @@ interface LoadedKey {
   readonly alg: SigningAlg
   readonly publicJwk: JWK
   readonly retiredAt: number | null
-  readonly privateKey: Awaited<ReturnType<typeof importJWK>>
+  /** The private half as Node's own key, which signs without WebCrypto's overhead. */
+  readonly privateKey: KeyObject
 }
 
 export interface KeyRingOptions {
@@ -59,7 +60,7 @@ export function createKeyRing(options: KeyRingOptions) {
           alg: row.alg,
           publicJwk: JSON.parse(row.public_jwk) as JWK,
           retiredAt: row.retired_at,
-          privateKey: await importJWK(privateJwk, row.alg),
+          privateKey: await importPrivateKey(privateJwk, row.alg),
         }
       }),
     )
@@ -77,9 +78,7 @@ export function createKeyRing(options: KeyRingOptions) {
     async sign(payload: JWTPayload, alg: SigningAlg, typ = 'JWT'): Promise<string> {
       const key = (await load()).find((k) => k.alg === alg && k.retiredAt === null)
       if (!key) throw new Error(`no active ${alg} signing key`)
-      return new SignJWT(payload)
-        .setProtectedHeader({ alg, kid: key.kid, typ })
-        .sign(key.privateKey)
+      return signJws({ alg, kid: key.kid, typ }, payload, key.privateKey)
     },
 
     /** Forgets the cache, so the next use reads the database. */
@@ -90,6 +89,37 @@ export function createKeyRing(options: KeyRingOptions) {
 }
 
 export type KeyRing = ReturnType<typeof createKeyRing>
+
+/** A private JWK as a Node key object, checked by jose first as before (alg and key type). */
+async function importPrivateKey(jwk: JWK, alg: SigningAlg): Promise<KeyObject> {
+  await importJWK(jwk, alg)
+  return createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' })
+}
+
+/**
+ * A compact JWS (RFC 7515 §7.1) signed with node:crypto: RS256 is RSASSA-PKCS1-v1_5 with
+ * SHA-256, ES256 ECDSA P-256 with SHA-256 and the signature as r‖s (RFC 7518 §3.4). The
+ * same bytes as jose's SignJWT for RS256, for a quarter less CPU (npm run bench: an ID
+ * token's signature is most of a code exchange), and signed on the thread pool.
+ */
+function signJws(
+  header: Record<string, unknown>,
+  payload: JWTPayload,
+  key: KeyObject,
+): Promise<string> {
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`
+  const options = header.alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key
+  return new Promise((resolve, reject) => {
+    cryptoSign('sha256', Buffer.from(input), options, (error, signature) => {
+      if (error) reject(error)
+      else resolve(`${input}.${signature.toString('base64url')}`)
+    })
+  })
+}
+
+function base64url(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url')
+}
 
 /** Creates a key pair for `alg`, sealed for storage. */
 export async function createSigningKey(

@@ -430,8 +430,9 @@ async function checkIncludes(db: ResourceDb, includes: Includes): Promise<void> 
 /**
  * Writes the plan's prices from a `prices` list (create or PATCH): new entries become new
  * rows, existing ones may only switch `active`, and prices left out are deactivated. Runs
- * inside `beforeWrite` (the framework has no after-write hook), after every check that could
- * still refuse the write, so a refused write changes no price.
+ * at the end of `beforeWrite`, after every check that could still refuse the write, so a
+ * refused write changes no price (only a slug taken by a concurrent write in between could
+ * leave a new price row without its plan).
  */
 async function writePrices(
   context: ResourceContext,
