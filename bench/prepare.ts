@@ -53,10 +53,10 @@ export const PATHS: Record<OAuthServer, Paths> = {
 
 /**
  * What the tool asks for. Portico's token also carries the API scopes its API scenarios
- * need (and `courses:write`, to set up the catalogue); oidc-provider has no API.
+ * need (and `courses:write`, `events:write`, to set them up); oidc-provider has no API.
  */
 export const SCOPES: Record<OAuthServer, string> = {
-  portico: 'openid profile email account:read courses:read courses:write',
+  portico: 'openid profile email account:read courses:read courses:write events:read events:write',
   'oidc-provider': 'openid profile email',
 }
 
@@ -207,6 +207,7 @@ export async function prepare(
   const first = await signIn()
   const { accessToken } = await exchange(first.code, first.pkce)
   const courseIds = server === 'portico' ? await createCourses(http, accessToken, COURSES) : []
+  if (server === 'portico') await createEvents(http, accessToken, EVENTS)
   const kept: string[] = []
   let lanes: CookieJar[] | undefined
   const inLanes = async <T>(count: number, task: (browser: CookieJar) => Promise<T>) => {
@@ -287,6 +288,39 @@ async function createCourses(
       'course publication',
     )
     return id
+  })
+}
+
+/** Events in the calendar: more than one page of the 20 the events scenario asks for. */
+const EVENTS = 30
+
+/** Creates and publishes `count` upcoming events, each with two tickets, through the API. */
+async function createEvents(http: HttpClient, accessToken: string, count: number): Promise<void> {
+  const bearer = { authorization: `Bearer ${accessToken}` }
+  const day = 86_400_000
+  await inParallel(count, 4, async (n) => {
+    const starts = Date.now() + (n + 2) * day
+    const created = await http.json(
+      '/api/v1/events',
+      {
+        title: `Bench event ${n + 1}`,
+        description: '<p>An event of the benchmark calendar.</p>',
+        starts_at: new Date(starts).toISOString(),
+        ends_at: new Date(starts + 2 * 3_600_000).toISOString(),
+        location: { platform: 'zoom', join_url: 'https://zoom.example/j/1' },
+        tickets: [
+          { name: 'Free', price: { amount: 0, currency: 'USD' } },
+          { name: 'Supporter', price: { amount: 1500, currency: 'USD' }, quantity: 50 },
+        ],
+      },
+      bearer,
+    )
+    const { id } = JSON.parse(expectStatus(created, 201, 'event creation').body) as { id: string }
+    expectStatus(
+      await http.request('POST', `/api/v1/events/${id}/publish`, { headers: bearer }),
+      200,
+      'event publication',
+    )
   })
 }
 

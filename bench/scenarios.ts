@@ -251,6 +251,21 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    id: 'events',
+    title: 'API: authenticated list of 20 events (tickets and sold counts loaded)',
+    servers: ['portico'],
+    async load(context) {
+      return {
+        kind: 'request',
+        method: 'GET',
+        path: '/api/v1/events?limit=20',
+        headers: { authorization: `Bearer ${oauth(context).accessToken}` },
+        expect: 200,
+        bodyIncludes: '"has_more":true',
+      }
+    },
+  },
+  {
     id: 'api-object',
     title: 'API: the caller’s own account (GET /api/v1/account)',
     servers: ['portico'],
