@@ -50,6 +50,16 @@ export function validationFailed(errors: readonly FieldError[]): ProblemError {
   })
 }
 
+/** 409: the record's state refuses the request; `detail` says what to do instead. */
+export function conflict(detail: string, errors?: readonly FieldError[]): ProblemError {
+  return new ProblemError(409, {
+    code: 'conflict',
+    title: 'Conflict',
+    detail,
+    ...(errors && { errors }),
+  })
+}
+
 /**
  * A JSON write must be sent as JSON: a form or plain text that a parser happened to read is
  * refused with 415, never taken as the object it resembles.

@@ -1,4 +1,4 @@
-import { ProblemError } from '../../http/problem.js'
+import { conflict } from '../conventions.js'
 import { html, integer, text } from '../framework/fields.js'
 import { defineResource, type ResourceDefinition } from '../framework/resource.js'
 import { SLUG, uniqueSlug } from './slugs.js'
@@ -54,11 +54,7 @@ export function categories(kind: CategoryKind): ResourceDefinition {
         .limit(1)
         .executeTakeFirst()
       if (used)
-        throw new ProblemError(409, {
-          code: 'conflict',
-          title: 'Conflict',
-          detail: `${of} are filed under this category; move them to another category first`,
-        })
+        throw conflict(`${of} are filed under this category; move them to another category first`)
     },
   })
 }

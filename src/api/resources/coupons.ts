@@ -1,6 +1,5 @@
 import { sql } from 'kysely'
-import { ProblemError } from '../../http/problem.js'
-import { type FieldError, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -202,9 +201,6 @@ export async function schoolCurrency(db: ResourceDb): Promise<string> {
   const row = await db.selectFrom('school').select('currency').limit(1).executeTakeFirst()
   return typeof row?.currency === 'string' && row.currency ? row.currency : 'USD'
 }
-
-const conflict = (detail: string, errors?: FieldError[]) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail, ...(errors && { errors }) })
 
 const parsedOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value)
 

@@ -1,6 +1,5 @@
-import { ProblemError } from '../../http/problem.js'
 import type { FieldError } from '../conventions.js'
-import { validationFailed } from '../conventions.js'
+import { conflict, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -20,9 +19,6 @@ import { pricingPlans } from './pricing-plans.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 type Plan = { id?: string; available?: boolean }
-
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 
 async function setStatus(context: ResourceContext, row: Row, changes: Row): Promise<string> {
   await context.db

@@ -1,7 +1,6 @@
-import { ProblemError } from '../../http/problem.js'
 import { signedFileUrl } from '../../storage/files/signing.js'
 import type { FieldError } from '../conventions.js'
-import { validationFailed } from '../conventions.js'
+import { conflict, validationFailed } from '../conventions.js'
 import {
   enumeration,
   fail,
@@ -328,12 +327,9 @@ export const digitalProducts = defineResource({
       .limit(1)
       .executeTakeFirst()
     if (sold)
-      throw new ProblemError(409, {
-        code: 'conflict',
-        title: 'Conflict',
-        detail:
-          'a digital product that appears in orders cannot be deleted; archive it instead (POST …/archive)',
-      })
+      throw conflict(
+        'a digital product that appears in orders cannot be deleted; archive it instead (POST …/archive)',
+      )
   },
   actions: [
     {

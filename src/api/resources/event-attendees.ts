@@ -5,6 +5,7 @@ import type { EventAttendeeTable } from '../../storage/tables/events.js'
 import { requireScope } from '../caller.js'
 import {
   checkIfMatch,
+  conflict,
   etagOf,
   type FieldError,
   requireJsonContent,
@@ -25,8 +26,6 @@ const STATUSES = ['registered', 'checked_in', 'no_show', 'canceled'] as const
 
 type Attendee = EventAttendeeTable
 
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 const badRequest = (errors: FieldError[]) =>
   new ProblemError(400, {
     code: 'invalid_request',

@@ -1,5 +1,4 @@
-import { ProblemError } from '../../http/problem.js'
-import { type FieldError, timestamp, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import { type Field, instant, integer, type Row, text } from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import type { ResourceContext } from '../framework/resource.js'
@@ -185,9 +184,6 @@ export async function enrichEvents(db: ResourceDb, rows: Row[], now: number): Pr
     row._attendees_count = registered
   }
 }
-
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 
 /**
  * Checks the tickets of a write against what the event holds: ids given must be the event's

@@ -1,7 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
-import { ProblemError } from '../../http/problem.js'
 import type { ApiArea } from '../area.js'
-import { type FieldError, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -20,9 +19,6 @@ import { object, structure } from '../framework/structures.js'
 import { attendeePaths, registerAttendeeRoutes } from './event-attendees.js'
 import { checkTickets, enrichEvents, syncTickets, ticketsField } from './event-tickets.js'
 import { SLUG, uniqueSlug } from './slugs.js'
-
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 
 /** An IANA time zone name (`America/New_York`), as Intl knows them. */
 function timeZone(): Field {

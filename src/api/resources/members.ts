@@ -2,6 +2,7 @@ import { ProblemError } from '../../http/problem.js'
 import { type Role, roleAllows } from '../../oauth/roles.js'
 import { ALL_SCOPES } from '../../oauth/scopes.js'
 import { hashPassword } from '../../platform/passwords.js'
+import { conflict } from '../conventions.js'
 import { email, enumeration, instant, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 
@@ -27,12 +28,7 @@ async function keepAnOwner(context: ResourceContext, leaving: string): Promise<v
     .where('id', '<>', leaving)
     .limit(1)
     .executeTakeFirst()
-  if (!other)
-    throw new ProblemError(409, {
-      code: 'conflict',
-      title: 'Conflict',
-      detail: 'this is the last owner: make another member owner first',
-    })
+  if (!other) throw conflict('this is the last owner: make another member owner first')
 }
 
 /** What the caller may do to a member holding `current` (or about to hold `next`). */

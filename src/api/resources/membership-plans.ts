@@ -1,6 +1,5 @@
-import { ProblemError } from '../../http/problem.js'
 import { SCHOOL_ID } from '../../people/first-start.js'
-import { type FieldError, timestamp, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -18,9 +17,6 @@ import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
 import { SLUG, uniqueSlug } from './slugs.js'
-
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const MAX_PRICES = 20

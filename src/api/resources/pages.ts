@@ -1,5 +1,4 @@
-import { ProblemError } from '../../http/problem.js'
-import { type FieldError, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -154,11 +153,9 @@ export const pages = defineResource({
   },
   async beforeDelete(_context, row) {
     if (row.type === 'home')
-      throw new ProblemError(409, {
-        code: 'conflict',
-        title: 'Conflict',
-        detail: 'the home page cannot be deleted; edit it or make another page the home page first',
-      })
+      throw conflict(
+        'the home page cannot be deleted; edit it or make another page the home page first',
+      )
   },
   actions: [
     {

@@ -1,5 +1,4 @@
-import { ProblemError } from '../../http/problem.js'
-import { type FieldError, timestamp, validationFailed } from '../conventions.js'
+import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import {
   boolean,
   enumeration,
@@ -13,9 +12,6 @@ import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 
 const DAY = 86_400_000
-
-const conflict = (detail: string) =>
-  new ProblemError(409, { code: 'conflict', title: 'Conflict', detail })
 
 /** Statuses of a subscription that still gives access. */
 const LIVE = ['trialing', 'active', 'past_due']
