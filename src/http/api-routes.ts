@@ -147,6 +147,14 @@ export const apiRoutes: RouteModule = {
     const { issuer } = deps.config
     void app.register(async (api) => {
       api.addHook('onRequest', async (request) => {
+        // No record holds U+0000 and PostgreSQL cannot even compare with it: refused up front,
+        // for every path and query parameter of every route.
+        if (request.url.includes('%00'))
+          throw new ProblemError(400, {
+            code: 'invalid_request',
+            title: 'Bad Request',
+            detail: 'the URL holds an encoded U+0000 (%00), which no parameter may contain',
+          })
         request.caller = await identifyCaller(request, deps, issuer)
         if (request.caller.kind === 'anonymous') await limitAnonymous(deps, request)
       })

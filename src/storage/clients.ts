@@ -19,7 +19,7 @@ export interface Client {
   readonly lastUsedAt: number | undefined
 }
 
-function toClient(row: ClientTable): Client {
+export function toClient(row: ClientTable): Client {
   return {
     clientId: row.client_id,
     kind: row.kind,

@@ -78,9 +78,20 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
     const checkpointer =
       config.file === ':memory:'
         ? undefined
-        : startCheckpointer(config.file, () => {
-            if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000')
-          })
+        : startCheckpointer(
+            config.file,
+            () => {
+              if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000')
+            },
+            () => {
+              // The tail the thread could not copy, outside any transaction: what lets the
+              // next commit start the WAL over (see startCheckpointer).
+              if (!sqlite.open || sqlite.inTransaction) return
+              try {
+                sqlite.pragma('wal_checkpoint(PASSIVE)')
+              } catch {}
+            },
+          )
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`)
     sqlite.pragma('busy_timeout = 5000')
     sqlite.pragma('foreign_keys = ON')
@@ -157,17 +168,20 @@ function withStatementCache(
 
 /** How often the checkpointer copies the WAL into the database. */
 const CHECKPOINT_INTERVAL_MS = 200
+/** WAL frames past which the checkpointer asks the connection to finish its checkpoint. */
+const RESTART_FRAMES = 1000
 /** WAL pages past which a commit checkpoints by itself, should the checkpointer lag. */
 const FALLBACK_CHECKPOINT_PAGES = 10_000
 
 const CHECKPOINTER = `
-const { workerData } = require('node:worker_threads')
+const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 5000')
 setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)')
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)')
+    if (result.busy === 0 && result.log >= workerData.restartFrames) parentPort.postMessage(0)
   } catch {}
 }, workerData.intervalMs)
 `
@@ -179,8 +193,20 @@ setInterval(() => {
  * for longer than it ran its queries, with stalls of 10–40 ms (npm run bench, profiled).
  * PASSIVE never blocks a writer; durability is unchanged (synchronous = NORMAL in WAL mode
  * either way). Undefined when no thread can be started: commits then checkpoint as before.
+ *
+ * Copying alone does not keep the WAL short: SQLite starts it over only at a write that
+ * finds every frame copied, and under steady load commits land while the thread copies
+ * and fsyncs. The WAL then grew to the fallback's 10,000 pages every quarter second and
+ * that commit checkpointed the lot on the event loop (20–40 ms, the refresh grant's p99).
+ * So once the WAL is long, the thread asks the connection to copy the few frames written
+ * since its own pass (`onTail`, between transactions): a checkpoint of a short tail, after
+ * which the next commit starts the WAL over.
  */
-function startCheckpointer(file: string, onFailure: () => void): Worker | undefined {
+function startCheckpointer(
+  file: string,
+  onFailure: () => void,
+  onTail: () => void,
+): Worker | undefined {
   try {
     const worker = new Worker(CHECKPOINTER, {
       eval: true,
@@ -188,9 +214,11 @@ function startCheckpointer(file: string, onFailure: () => void): Worker | undefi
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         file: path.resolve(file),
         intervalMs: CHECKPOINT_INTERVAL_MS,
+        restartFrames: RESTART_FRAMES,
       },
     })
     worker.on('error', onFailure)
+    worker.on('message', onTail)
     worker.unref()
     return worker
   } catch {

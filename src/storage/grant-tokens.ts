@@ -1,5 +1,7 @@
 import { sql } from 'kysely'
 import { compiledQuery } from './compiled-query.js'
+import { type Client, toClient } from './clients.js'
+import { cannotBeStored } from './lookup.js'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
 
 /** Tokens to store under one grant, optionally replacing (rotating) a refresh token. */
@@ -194,6 +196,101 @@ const refreshGrant = compiledQuery((db: Db, tokenDigest: string) =>
     ])
     .where('r.token_digest', '=', tokenDigest),
 )
+
+/**
+ * A refresh request's two reads as one: the client, and the refresh token with its grant and
+ * person. The token side is left-joined, so a client is found whether or not the token is;
+ * the token counts as found only with its grant and person, as in {@link findRefreshGrant}.
+ */
+const clientWithRefreshGrant = compiledQuery((db: Db, clientId: string, tokenDigest: string) =>
+  db
+    .selectFrom('clients as c')
+    .leftJoin('refresh_tokens as r', (join) => join.on('r.token_digest', '=', tokenDigest))
+    .leftJoin('grants as g', 'g.id', 'r.grant_id')
+    .leftJoin('users as u', 'u.id', 'g.user_id')
+    .selectAll('c')
+    .select([
+      'r.token_digest as r_token_digest',
+      'r.grant_id as r_grant_id',
+      'r.client_id as r_client_id',
+      'r.scope as r_scope',
+      'r.created_at as r_created_at',
+      'r.expires_at as r_expires_at',
+      'r.rotated_at as r_rotated_at',
+      'g.id as g_id',
+      'g.client_id as g_client_id',
+      'g.user_id as g_user_id',
+      'g.scope as g_scope',
+      'g.resource as g_resource',
+      'g.created_at as g_created_at',
+      'g.last_used_at as g_last_used_at',
+      'g.expires_at as g_expires_at',
+      'g.revoked_at as g_revoked_at',
+      'u.id as u_id',
+      'u.disabled_at as u_disabled_at',
+    ])
+    .where('c.client_id', '=', clientId),
+)
+
+/**
+ * The client of a refresh request and the refresh token it presents, in one round trip (on
+ * PostgreSQL each read is one). The caller authenticates the client before it looks at
+ * the token, exactly as with two reads.
+ */
+export async function findClientWithRefreshGrant(
+  db: Db,
+  clientId: string,
+  tokenDigest: string,
+): Promise<{ client: Client | undefined; refresh: RefreshGrant | undefined }> {
+  if (cannotBeStored(clientId)) return { client: undefined, refresh: undefined }
+  const [row] = await clientWithRefreshGrant(db, clientId, tokenDigest)
+  if (!row) return { client: undefined, refresh: undefined }
+  const client = toClient(row)
+  if (
+    row.r_token_digest === null ||
+    row.r_grant_id === null ||
+    row.r_client_id === null ||
+    row.r_scope === null ||
+    row.r_created_at === null ||
+    row.r_expires_at === null ||
+    row.g_id === null ||
+    row.g_client_id === null ||
+    row.g_user_id === null ||
+    row.g_scope === null ||
+    row.g_resource === null ||
+    row.g_created_at === null ||
+    row.g_expires_at === null ||
+    row.u_id === null
+  ) {
+    return { client, refresh: undefined }
+  }
+  return {
+    client,
+    refresh: {
+      token: {
+        token_digest: row.r_token_digest,
+        grant_id: row.r_grant_id,
+        client_id: row.r_client_id,
+        scope: row.r_scope,
+        created_at: row.r_created_at,
+        expires_at: row.r_expires_at,
+        rotated_at: row.r_rotated_at,
+      },
+      grant: {
+        id: row.g_id,
+        client_id: row.g_client_id,
+        user_id: row.g_user_id,
+        scope: row.g_scope,
+        resource: row.g_resource,
+        created_at: row.g_created_at,
+        last_used_at: row.g_last_used_at,
+        expires_at: row.g_expires_at,
+        revoked_at: row.g_revoked_at,
+      },
+      userDisabled: row.u_disabled_at !== null,
+    },
+  }
+}
 
 /** One read: the refresh token, its grant, and whether the grant's person is disabled. */
 export async function findRefreshGrant(

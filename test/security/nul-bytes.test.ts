@@ -241,3 +241,105 @@ describe('NUL in JSON bodies: registration and the account API', () => {
     expect(await snapshot(server, ['users'])).toEqual(before)
   })
 })
+
+describe('NUL and half surrogate pairs in the business API', () => {
+  const api = (path: string, init: RequestInit = {}, token?: string) =>
+    server.fetch(path, {
+      ...init,
+      headers: {
+        ...(token && { authorization: `Bearer ${token}` }),
+        ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      },
+    })
+
+  /** How many rows the business tables a refused write could have touched hold. */
+  const contents = async () => {
+    const out: Record<string, number> = {}
+    for (const table of ['courses', 'posts', 'forms', 'form_submissions', 'students'] as const)
+      out[table] = (await server.deps.database.db.selectFrom(table).selectAll().execute()).length
+    return out
+  }
+
+  it('in a path or query parameter of any route: 400 problem before any query', async () => {
+    for (const path of [
+      `/api/v1/courses?q=${encodeURIComponent(NUL)}`,
+      `/api/v1/courses/${encodeURIComponent(`crs_${NUL}`)}`,
+      `/api/v1/forms/${encodeURIComponent(`frm_${NUL}`)}`,
+      `/api/v1/events?status=draft${encodeURIComponent(NUL)}`,
+    ])
+      await expectProblem(await api(path), 400)
+  })
+
+  it('in a text field of a write: 422 naming the field, nothing stored', async () => {
+    const writer = await issue(server, { role: 'owner', scope: 'courses:write posts:write' })
+    const before = await contents()
+    for (const [path, body, field] of [
+      ['/api/v1/courses', { title: `A${NUL}` }, 'title'],
+      ['/api/v1/posts', { title: 'Fine', body: `<p>${NUL}</p>` }, 'body'],
+      ['/api/v1/posts', { title: 'Half \ud800 a pair', body: '<p>x</p>' }, 'title'],
+    ] as const) {
+      const problem = await expectProblem(
+        await api(path, { method: 'POST', body: JSON.stringify(body) }, writer.accessToken),
+        422,
+      )
+      expect(problem.errors).toContainEqual(
+        expect.objectContaining({ field, code: 'invalid_characters' }),
+      )
+    }
+    expect(await contents()).toEqual(before)
+  })
+
+  it('in an anonymous form submission: 422 naming the answer or member, nothing stored', async () => {
+    const now = Date.now()
+    await server.deps.database.db
+      .insertInto('forms')
+      .values({
+        id: 'frm_nul',
+        title: 'Contact',
+        type: 'contact',
+        status: 'active',
+        fields: JSON.stringify([
+          { key: 'message', label: 'Message', type: 'textarea', required: true, options: [] },
+        ]),
+        linked_to: null,
+        success_message: 'Thanks',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute()
+    const before = await contents()
+    for (const [body, field] of [
+      [{ answers: { message: `hi${NUL}` } }, 'answers.message'],
+      [{ answers: { message: 'hi' }, email: `a${NUL}@example.com` }, 'email'],
+      [{ answers: { message: 'hi' }, name: 'Half \udc00' }, 'name'],
+    ] as const) {
+      const problem = await expectProblem(
+        await api('/api/v1/forms/frm_nul/submissions', {
+          method: 'POST',
+          body: JSON.stringify(body),
+        }),
+        422,
+      )
+      expect(problem.errors).toContainEqual(
+        expect.objectContaining({ field, code: 'invalid_characters' }),
+      )
+    }
+    expect(await contents()).toEqual(before)
+  })
+
+  it('in a list cursor: 400 invalid_cursor, whatever the cursor holds', async () => {
+    const reader = await issue(server, { role: 'owner', scope: 'courses:read' })
+    for (const values of [
+      [{ a: 1 }, 'x'],
+      [`x${NUL}`, 'y'],
+      [[1], 2],
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(['-created_at', values])).toString('base64url')
+      const problem = await expectProblem(
+        await api(`/api/v1/courses?cursor=${cursor}`, {}, reader.accessToken),
+        400,
+      )
+      expect(problem.errors).toContainEqual(expect.objectContaining({ code: 'invalid_cursor' }))
+    }
+  })
+})

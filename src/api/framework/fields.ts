@@ -85,6 +85,19 @@ export const fail = (errors: FieldError[], field: string, code: string, message:
   return undefined
 }
 
+/** A lone UTF-16 surrogate: half a character, which UTF-8 cannot encode. */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * Refuses a string no text column can hold faithfully: U+0000 (PostgreSQL rejects the
+ * statement) or an unpaired surrogate (UTF-8 cannot encode it). Returns whether it passed.
+ */
+export function checkStorable(value: string, path: string, errors: FieldError[]): boolean {
+  if (!value.includes('\0') && !UNPAIRED_SURROGATE.test(value)) return true
+  fail(errors, path, 'invalid_characters', `${path} holds U+0000 or half of a surrogate pair`)
+  return false
+}
+
 export interface TextOptions extends FieldOptions {
   readonly max?: number
   readonly min?: number
@@ -107,6 +120,7 @@ export function text(options: TextOptions = {}): Field {
     },
     parse(value, path, errors) {
       if (typeof value !== 'string') return fail(errors, path, 'type', `${path} must be a string`)
+      if (!checkStorable(value, path, errors)) return undefined
       const trimmed = value.trim()
       if (trimmed.length < Math.max(min, 1) && (min > 0 || options.required))
         return fail(errors, path, 'required', `${path} must not be empty`)
@@ -204,6 +218,7 @@ export function html(options: FieldOptions & { readonly max?: number } = {}): Fi
       if (typeof value !== 'string') return fail(errors, path, 'type', `${path} must be a string`)
       if (value.length > max)
         return fail(errors, path, 'too_long', `${path} must be at most ${max} characters`)
+      if (!checkStorable(value, path, errors)) return undefined
       return sanitizeHtml(value)
     },
     parseQuery: () => undefined,

@@ -156,7 +156,15 @@ export function encodeCursor(sortText: string, sort: readonly SortKey[], row: Ro
 function decodeCursor(cursor: string, sortText: string, length: number): unknown[] {
   try {
     const [forSort, values] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (forSort === sortText && Array.isArray(values) && values.length === length) return values
+    const scalar = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number'
+    if (
+      forSort === sortText &&
+      Array.isArray(values) &&
+      values.length === length &&
+      values.every(scalar) &&
+      !values.some((v) => typeof v === 'string' && v.includes('\0'))
+    )
+      return values
   } catch {
     // Answered below: whatever it is, it is not one of ours.
   }

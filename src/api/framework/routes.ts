@@ -21,7 +21,7 @@ import {
   type ResourceDefinition,
   viewOf,
 } from './resource.js'
-import { createResourceStore, type ResourceDb, visibilityOf } from './store.js'
+import { createResourceStore, type ResourceDb, type ResourceStore, visibilityOf } from './store.js'
 import { checkMembers } from './structures.js'
 import { parseWrite } from './write-input.js'
 
@@ -116,10 +116,10 @@ export function registerResource(
       .send(json)
   }
 
-  async function checkUnique(values: Row, exceptId?: string): Promise<void> {
+  async function checkUnique(within: ResourceStore, values: Row, exceptId?: string): Promise<void> {
     for (const [name, field] of Object.entries(resource.fields)) {
       if (!field.options.unique || values[name] === undefined || values[name] === null) continue
-      if (await store.taken(name, values[name], exceptId))
+      if (await within.taken(name, values[name], exceptId))
         throw new ProblemError(422, {
           code: 'validation_failed',
           title: 'Unprocessable Content',
@@ -127,6 +127,19 @@ export function registerResource(
           errors: [{ field: name, code: 'taken', message: `${name} is already taken` }],
         })
     }
+  }
+
+  /**
+   * Runs a write and its hooks in one transaction: the record's row and what the hooks keep
+   * beside it (child rows, counters) are saved together or not at all.
+   */
+  function atomically<T>(
+    context: ResourceContext,
+    fn: (tx: ResourceContext, txStore: ResourceStore) => Promise<T>,
+  ): Promise<T> {
+    return db
+      .transaction()
+      .execute((trx) => fn({ ...context, db: trx }, createResourceStore(trx, resource)))
   }
 
   async function write(fn: () => Promise<void>): Promise<void> {
@@ -235,14 +248,16 @@ export function registerResource(
       const id = deps.random.id(resource.idPrefix)
       Object.assign(values, { id, created_at: context.now, updated_at: context.now })
       if (owner && resource.parent) values[resource.parent.column] = owner.id
-      const existing = await resource.existing?.(context, values)
-      if (existing) return { status: 200, id: existing }
-      await resource.beforeCreate?.(context, values)
-      await resource.beforeWrite?.(context, values)
-      await checkUnique(values)
-      await write(() => store.insert(values))
-      await resource.afterWrite?.(context, id, values)
-      return { status: 201, id }
+      return atomically(context, async (tx, txStore) => {
+        const existing = await resource.existing?.(tx, values)
+        if (existing) return { status: 200, id: existing }
+        await resource.beforeCreate?.(tx, values)
+        await resource.beforeWrite?.(tx, values)
+        await checkUnique(txStore, values)
+        await write(() => txStore.insert(values))
+        await resource.afterWrite?.(tx, id, values)
+        return { status: 201, id }
+      })
     })
   }
 
@@ -266,10 +281,12 @@ export function registerResource(
       checkIfMatch(request.headers['if-match'], etagOf(viewOf(resource, row, true, deps)))
       const values = parseWrite(resource, requireObject(request.body), 'update', row)
       const id = row.id as string
-      await resource.beforeWrite?.(context, values, row)
-      await checkUnique(values, id)
-      await write(() => store.update(id, { ...values, updated_at: context.now }))
-      await resource.afterWrite?.(context, id, values, row)
+      await atomically(context, async (tx, txStore) => {
+        await resource.beforeWrite?.(tx, values, row)
+        await checkUnique(txStore, values, id)
+        await write(() => txStore.update(id, { ...values, updated_at: context.now }))
+        await resource.afterWrite?.(tx, id, values, row)
+      })
       return send(reply, 200, (await findFull(id)) ?? row, true)
     })
 
@@ -278,9 +295,11 @@ export function registerResource(
       const context = writer(request)
       const row = await load(request, true)
       checkIfMatch(request.headers['if-match'], etagOf(viewOf(resource, row, true, deps)))
-      await resource.beforeDelete?.(context, row)
-      if (resource.remove) await resource.remove(context, row)
-      else await store.remove(row.id as string)
+      await atomically(context, async (tx, txStore) => {
+        await resource.beforeDelete?.(tx, row)
+        if (resource.remove) await resource.remove(tx, row)
+        else await txStore.remove(row.id as string)
+      })
       return reply.code(204).send()
     })
 

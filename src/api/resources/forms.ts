@@ -1,6 +1,7 @@
 import type { FieldError } from '../conventions.js'
 import {
   boolean,
+  checkStorable,
   email,
   enumeration,
   type Field,
@@ -198,6 +199,7 @@ function checkAnswer(spec: FormField, value: unknown, path: string, errors: Fiel
   const max = MAX_LENGTH[spec.type]
   if (max !== undefined) {
     if (typeof value !== 'string') return fail(errors, path, 'type', `${path} must be a string`)
+    if (!checkStorable(value, path, errors)) return undefined
     const trimmed = value.trim()
     if (trimmed.length > max)
       return fail(errors, path, 'too_long', `${path} must be at most ${max} characters`)

@@ -2,6 +2,7 @@ import type { Config } from '../../config.js'
 import type { Clock } from '../../platform/clock.js'
 import type { Random } from '../../platform/random.js'
 import type { Client, ClientStore } from '../../storage/clients.js'
+import type { RefreshGrant } from '../../storage/grant-tokens.js'
 import type { GrantStore } from '../../storage/grants.js'
 import type { ResourceServerStore } from '../../storage/resource-servers.js'
 import { OAuthError } from '../errors.js'
@@ -25,12 +26,22 @@ export interface TokenDeps {
   readonly resourceServers: ResourceServerStore
 }
 
+/** What the token endpoint read along with the client: the presented refresh token's row. */
+export interface Prefetched {
+  readonly refresh: RefreshGrant | undefined
+}
+
 /** One grant type of the token endpoint (RFC 6749 §4, §6). */
 export interface GrantHandler {
   /** The `grant_type` value. */
   readonly type: string
   /** Runs the grant for an authenticated client that is registered for it. */
-  handle(deps: TokenDeps, client: Client, params: TokenParams): Promise<IssuedTokens>
+  handle(
+    deps: TokenDeps,
+    client: Client,
+    params: TokenParams,
+    prefetched?: Prefetched,
+  ): Promise<IssuedTokens>
 }
 
 /** Why a grant was refused; logged, while the client sees a deliberately vague description. */

@@ -23,11 +23,11 @@ const REFRESH_REFUSED = 'the refresh token is invalid, expired, revoked or alrea
  */
 export const refreshTokenGrant: GrantHandler = {
   type: 'refresh_token',
-  async handle(deps, client, params) {
+  async handle(deps, client, params, prefetched) {
     const presented = digest(requireParam(params, 'refresh_token'))
     const now = deps.clock.now()
 
-    const found = await deps.grants.findRefreshGrant(presented)
+    const found = prefetched ? prefetched.refresh : await deps.grants.findRefreshGrant(presented)
     if (!found) throw refused('unknown_refresh_token')
     const { token, grant } = found
     if (token.client_id !== client.clientId) throw refused('refresh_client_mismatch')
