@@ -167,16 +167,27 @@ export const comments = defineResource({
             .where(visibilityOf(posts, 'get', now))
             .where('posts.access', '=', 'public'),
         ),
+        // A reply shows only while its parent and the thread's first comment are published.
         eb.or([
           eb('comments.parent_id', 'is', null),
-          eb(
-            'comments.parent_id',
-            'in',
-            eb
-              .selectFrom('comments as parent')
-              .select('parent.id')
-              .where('parent.status', '=', 'published'),
-          ),
+          eb.and([
+            eb(
+              'comments.parent_id',
+              'in',
+              eb
+                .selectFrom('comments as parent')
+                .select('parent.id')
+                .where('parent.status', '=', 'published'),
+            ),
+            eb(
+              'comments.thread_id',
+              'in',
+              eb
+                .selectFrom('comments as root')
+                .select('root.id')
+                .where('root.status', '=', 'published'),
+            ),
+          ]),
         ]),
       ]),
   },

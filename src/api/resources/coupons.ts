@@ -391,9 +391,16 @@ export const coupons = defineResource({
   }),
   beforeWrite: (context, values, existing) => checkCoupon(context, values, existing),
   async beforeDelete(context, row) {
-    if ((await timesRedeemed(context.db, row.id as string)) > 0)
+    // Any order naming the coupon keeps it, redeemed or not yet (a pending checkout).
+    const used = await context.db
+      .selectFrom('orders')
+      .select('id')
+      .where('coupon_id', '=', row.id as string)
+      .limit(1)
+      .executeTakeFirst()
+    if (used)
       throw conflict(
-        'a redeemed coupon cannot be deleted (its orders refer to it); disable it instead (POST …/disable)',
+        'a coupon that orders refer to cannot be deleted; disable it instead (POST …/disable)',
       )
   },
   actions: [

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
 import { ProblemError } from '../../http/problem.js'
+import type { Db } from '../../storage/schema.js'
 import type { EventAttendeeTable } from '../../storage/tables/events.js'
 import { requireScope } from '../caller.js'
 import {
@@ -122,15 +123,29 @@ export function registerAttendeeRoutes(
     requireScope(request.caller ?? { kind: 'anonymous' }, events.scopes.read, issuer)
 
   /**
+   * Runs a change of an event's registrations alone: the seat count and the write cannot be
+   * interleaved with another's (SQLite's one connection serialises the transaction;
+   * PostgreSQL locks the event's row), so a full event is never oversold.
+   */
+  function seated<T>(eventId: string, fn: (trx: Db) => Promise<T>): Promise<T> {
+    return db.transaction().execute(async (trx) => {
+      if (deps.database.dialect === 'postgres')
+        await trx.selectFrom('events').select('id').where('id', '=', eventId).forUpdate().execute()
+      return fn(trx)
+    })
+  }
+
+  /**
    * Refuses a seat the event cannot give: its capacity is reached, or the ticket's quantity
    * is sold (counting attendees not canceled, so a canceled one coming back needs a seat).
    */
   async function requireSeat(
     event: { id: string; capacity: number | null },
     ticket: { id: string; name: string; quantity: number | null } | undefined,
+    executor: Db,
   ): Promise<void> {
     const taken = (ticketId?: string) => {
-      let query = db
+      let query = executor
         .selectFrom('event_attendees')
         .select((eb) => eb.fn.countAll().as('n'))
         .where('event_id', '=', event.id)
@@ -292,68 +307,71 @@ export function registerAttendeeRoutes(
             .executeTakeFirst()
           person = { student_id: student?.id ?? null, email: mail, name: body.name as string }
         }
-        const known = await db
-          .selectFrom('event_attendees')
-          .selectAll()
-          .where('event_id', '=', event.id)
-          .where((eb) =>
-            person.student_id
-              ? eb.or([eb('student_id', '=', person.student_id), eb('email', '=', person.email)])
-              : eb('email', '=', person.email),
-          )
-          .orderBy('registered_at')
-          .limit(1)
-          .executeTakeFirst()
-        if (known && known.status !== 'canceled') return { status: 200, body: attendeeView(known) }
-        if (known) {
-          // A canceled registration comes back (with the ticket asked for, or its own).
-          const seatTicket =
-            ticket ??
-            (known.ticket_id
-              ? await db
-                  .selectFrom('event_tickets')
-                  .select(['id', 'name', 'quantity'])
-                  .where('id', '=', known.ticket_id)
-                  .executeTakeFirst()
-              : undefined)
-          await requireSeat(event, seatTicket)
-          await db
-            .updateTable('event_attendees')
-            .set({
-              status: 'registered',
-              ticket_id: seatTicket?.id ?? null,
-              checked_in_at: null,
-              updated_at: context.now,
-            })
-            .where('id', '=', known.id)
-            .execute()
-          const row = await db
+        return seated(event.id, async (trx) => {
+          const known = await trx
             .selectFrom('event_attendees')
             .selectAll()
-            .where('id', '=', known.id)
-            .executeTakeFirstOrThrow()
-          return { status: 200, body: attendeeView(row) }
-        }
-        await requireSeat(event, ticket)
-        const row: Attendee = {
-          id: deps.random.id('att'),
-          event_id: event.id,
-          ticket_id: ticket?.id ?? null,
-          ...person,
-          order_id: null,
-          status: 'registered',
-          source: 'manual',
-          registered_at: context.now,
-          checked_in_at: null,
-          created_at: context.now,
-          updated_at: context.now,
-        }
-        await db.insertInto('event_attendees').values(row).execute()
-        return {
-          status: 201,
-          body: attendeeView(row),
-          location: `${issuer}/api/v1/events/${event.id}/attendees/${row.id}`,
-        }
+            .where('event_id', '=', event.id)
+            .where((eb) =>
+              person.student_id
+                ? eb.or([eb('student_id', '=', person.student_id), eb('email', '=', person.email)])
+                : eb('email', '=', person.email),
+            )
+            .orderBy('registered_at')
+            .limit(1)
+            .executeTakeFirst()
+          if (known && known.status !== 'canceled')
+            return { status: 200, body: attendeeView(known) }
+          if (known) {
+            // A canceled registration comes back (with the ticket asked for, or its own).
+            const seatTicket =
+              ticket ??
+              (known.ticket_id
+                ? await trx
+                    .selectFrom('event_tickets')
+                    .select(['id', 'name', 'quantity'])
+                    .where('id', '=', known.ticket_id)
+                    .executeTakeFirst()
+                : undefined)
+            await requireSeat(event, seatTicket, trx)
+            await trx
+              .updateTable('event_attendees')
+              .set({
+                status: 'registered',
+                ticket_id: seatTicket?.id ?? null,
+                checked_in_at: null,
+                updated_at: context.now,
+              })
+              .where('id', '=', known.id)
+              .execute()
+            const row = await trx
+              .selectFrom('event_attendees')
+              .selectAll()
+              .where('id', '=', known.id)
+              .executeTakeFirstOrThrow()
+            return { status: 200, body: attendeeView(row) }
+          }
+          await requireSeat(event, ticket, trx)
+          const row: Attendee = {
+            id: deps.random.id('att'),
+            event_id: event.id,
+            ticket_id: ticket?.id ?? null,
+            ...person,
+            order_id: null,
+            status: 'registered',
+            source: 'manual',
+            registered_at: context.now,
+            checked_in_at: null,
+            created_at: context.now,
+            updated_at: context.now,
+          }
+          await trx.insertInto('event_attendees').values(row).execute()
+          return {
+            status: 201,
+            body: attendeeView(row),
+            location: `${issuer}/api/v1/events/${event.id}/attendees/${row.id}`,
+          }
+        })
       },
     )
     if (answer.location) reply.header('location', answer.location)
@@ -369,27 +387,28 @@ export function registerAttendeeRoutes(
     const body = parseBody(request, changeMembers)
     checkIfMatch(request.headers['if-match'], etagOf(attendeeView(attendee)))
     const status = body.status as Attendee['status']
-    if (status !== attendee.status) {
-      if (attendee.status === 'canceled') {
-        const ticket = attendee.ticket_id
-          ? await db
-              .selectFrom('event_tickets')
-              .select(['id', 'name', 'quantity'])
-              .where('id', '=', attendee.ticket_id)
-              .executeTakeFirst()
-          : undefined
-        await requireSeat(event, ticket)
-      }
-      await db
-        .updateTable('event_attendees')
-        .set({
-          status,
-          checked_in_at: status === 'checked_in' ? (attendee.checked_in_at ?? context.now) : null,
-          updated_at: context.now,
-        })
-        .where('id', '=', attendee.id)
-        .execute()
-    }
+    if (status !== attendee.status)
+      await seated(event.id, async (trx) => {
+        if (attendee.status === 'canceled') {
+          const ticket = attendee.ticket_id
+            ? await trx
+                .selectFrom('event_tickets')
+                .select(['id', 'name', 'quantity'])
+                .where('id', '=', attendee.ticket_id)
+                .executeTakeFirst()
+            : undefined
+          await requireSeat(event, ticket, trx)
+        }
+        await trx
+          .updateTable('event_attendees')
+          .set({
+            status,
+            checked_in_at: status === 'checked_in' ? (attendee.checked_in_at ?? context.now) : null,
+            updated_at: context.now,
+          })
+          .where('id', '=', attendee.id)
+          .execute()
+      })
     return send(reply, 200, attendeeView(await attendeeOf(request, event.id)))
   })
 

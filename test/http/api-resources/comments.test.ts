@@ -330,6 +330,24 @@ describe('/api/v1/comments: the public projection', () => {
       expect((await read(`/api/v1/comments/${id}`)).status).toBe(200)
   })
 
+  it('hides a whole thread from the public once its first comment is hidden', async () => {
+    const on = { target_type: 'post' as const, target_id: publicPost }
+    const root = await insertComment({ ...on, author_id: studentA, status: 'hidden' })
+    // A published reply to a published reply, deep in the hidden thread.
+    const reply = await insertComment({ ...on, author_id: studentB, parent_id: root })
+    await db()
+      .updateTable('comments')
+      .set({ status: 'published' })
+      .where('id', '=', reply)
+      .execute()
+    const deeper = await insertComment({ ...on, author_id: staffId, parent_id: reply })
+    const anonymous = apiClient(server)
+    for (const id of [root, reply, deeper])
+      expect((await anonymous(`/api/v1/comments/${id}`)).status).toBe(404)
+    const listed = await listIds(`target_id=${publicPost}`, anonymous)
+    for (const id of [root, reply, deeper]) expect(listed).not.toContain(id)
+  })
+
   it('serves no comments at all without comments:read beyond the projection', async () => {
     const response = await apiClient(server)('/api/v1/comments?unanswered=true')
     expect(response.status).toBe(200)

@@ -241,19 +241,23 @@ describe('/api/v1/coupons: its own rules', () => {
     })
   })
 
-  it('deletes a coupon never redeemed; refuses (409, disable instead) once redeemed', async () => {
+  it('deletes a coupon no order names; refuses (409, disable instead) once one does', async () => {
     const call = await writer()
     const unused = await create({ code: code('UNUSED'), discount: percent(5) })
-    // A failed order does not redeem the coupon.
-    await redeem(unused.id, 'failed', 0)
     expect((await call(`/api/v1/coupons/${unused.id}`, { method: 'DELETE' })).status).toBe(204)
     expect((await call(`/api/v1/coupons/${unused.id}`)).status).toBe(404)
+    // A failed (or pending) order does not redeem the coupon, but its record keeps it.
+    const attempted = await create({ code: code('TRIED'), discount: percent(5) })
+    await redeem(attempted.id, 'failed', 0)
+    expect((await readJson(await call(`/api/v1/coupons/${attempted.id}`))).times_redeemed).toBe(0)
     const used = await create({ code: code('USED'), discount: percent(5) })
     await redeem(used.id)
-    const refused = await call(`/api/v1/coupons/${used.id}`, { method: 'DELETE' })
-    expect(refused.status).toBe(409)
-    expect((await readJson(refused)).detail).toMatch(/disable/)
-    expect((await call(`/api/v1/coupons/${used.id}`)).status).toBe(200)
+    for (const coupon of [attempted, used]) {
+      const refused = await call(`/api/v1/coupons/${coupon.id}`, { method: 'DELETE' })
+      expect(refused.status).toBe(409)
+      expect((await readJson(refused)).detail).toMatch(/disable/)
+      expect((await call(`/api/v1/coupons/${coupon.id}`)).status).toBe(200)
+    }
   })
 
   it('counts redemptions and net revenue from orders, and filters by product', async () => {

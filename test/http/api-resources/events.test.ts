@@ -332,6 +332,21 @@ describe('/api/v1/events: its own rules', () => {
     ])
   })
 
+  it('never oversells: concurrent registrations for the last seats get 409 past capacity', async () => {
+    const call = await writer()
+    const event = await create(call, sample(40, { capacity: 3 }))
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        attend(call, event.id, { email: `rush${i}@example.com`, name: `Rush ${i}` }),
+      ),
+    )
+    const statuses = answers.map((r) => r.status).sort()
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9)
+    const full = await readJson(await call(`/api/v1/events/${event.id}`))
+    expect(full.attendees_count).toBe(3)
+  })
+
   it('adds attendees idempotently per person, by student or by e-mail', async () => {
     const call = await writer()
     const event = await create(call, sample(11))
