@@ -21,6 +21,7 @@ import type { ApiArea } from '../area.js'
 import { type Caller, requireScope } from '../caller.js'
 import { type FieldError, timestamp, validationFailed } from '../conventions.js'
 import { withIdempotency } from '../framework/idempotency.js'
+import type { ResourceDb } from '../framework/store.js'
 import { digitalProducts } from './digital-products.js'
 
 const FILES = '/api/v1/storage/files'
@@ -278,35 +279,70 @@ function writerOf(request: FastifyRequest, deps: AppDeps): Extract<Caller, { kin
   return caller
 }
 
-/** Digital products whose files or cover name the file. */
+/**
+ * Where a file can be named: by its URL (`…/files/{id}/…`: covers, avatars, logos, links in
+ * HTML and blocks) or by its id in JSON (`"file_id": "fil_…"`: product files, recordings).
+ */
+const FILE_REFERENCES: Readonly<Record<string, readonly string[]>> = {
+  digital_products: ['files', 'cover_image_url', 'description'],
+  courses: ['cover_image_url', 'promo_video_url', 'description'],
+  lessons: ['body', 'video', 'attachments'],
+  events: ['cover_image_url', 'recording', 'description'],
+  membership_plans: ['cover_image_url', 'description'],
+  posts: ['cover_image_url', 'body'],
+  pages: ['blocks'],
+  lecturers: ['avatar_url'],
+  appearance: ['logo_url', 'logo_dark_url', 'favicon_url'],
+  users: ['avatar_url'],
+}
+
+/** The records (as `table/id`) that name the file, which a delete would leave dangling. */
 async function referencesOf(deps: AppDeps, id: string): Promise<string[]> {
-  const rows = await deps.database.db
-    .selectFrom('digital_products')
-    .select(['id', 'files', 'cover_image_url'])
-    .where((eb) =>
-      eb.or([eb('files', 'like', `%"${id}"%`), eb('cover_image_url', 'like', `%/files/${id}/%`)]),
-    )
-    .execute()
-  // LIKE narrows; `_` in ids is a wildcard there, so the exact check is made here.
-  return rows
-    .filter(
-      (row) =>
-        (JSON.parse(row.files) as Array<{ file_id: string }>).some((f) => f.file_id === id) ||
-        row.cover_image_url?.includes(`/files/${id}/`),
-    )
-    .map((row) => row.id)
+  const db = deps.database.db as unknown as ResourceDb
+  const url = `/files/${id}/`
+  const quoted = `"${id}"`
+  const found: string[] = []
+  for (const [table, columns] of Object.entries(FILE_REFERENCES)) {
+    const rows = await db
+      .selectFrom(table)
+      .select(['id', ...columns])
+      .where((eb) =>
+        eb.or(columns.flatMap((c) => [eb(c, 'like', `%${url}%`), eb(c, 'like', `%${quoted}%`)])),
+      )
+      .execute()
+    // LIKE narrows (`_` in ids is a wildcard there); the exact check is made here.
+    for (const row of rows)
+      if (
+        columns.some(
+          (c) => String(row[c] ?? '').includes(url) || String(row[c] ?? '').includes(quoted),
+        )
+      )
+        found.push(`${table}/${row.id as string}`)
+  }
+  return found
 }
 
 async function remove(request: FastifyRequest, reply: FastifyReply, deps: AppDeps) {
-  writerOf(request, deps)
+  const caller = writerOf(request, deps)
   const { id } = request.params as { id: string }
   const db = deps.database.db
-  const row = await db.selectFrom('files').select('id').where('id', '=', id).executeTakeFirst()
+  const row = await db
+    .selectFrom('files')
+    .select(['id', 'uploaded_by'])
+    .where('id', '=', id)
+    .executeTakeFirst()
   if (!row)
     throw new ProblemError(404, {
       code: 'not_found',
       title: 'Not Found',
       detail: 'no file with this id',
+    })
+  // A lecturer uploads for their own lessons, and removes only what they uploaded.
+  if (caller.user.role === 'lecturer' && row.uploaded_by !== caller.user.id)
+    throw new ProblemError(403, {
+      code: 'forbidden_role',
+      title: 'Forbidden',
+      detail: 'a lecturer may delete only the files they uploaded',
     })
   const users = await referencesOf(deps, id)
   if (users.length > 0)

@@ -472,6 +472,57 @@ describe('deleting files', () => {
     )
     expect((await call(`${FILES}/${used.id}`, { method: 'DELETE' })).status).toBe(204)
   })
+
+  it('refuses deleting a file a course cover or a lesson names by its URL (409)', async () => {
+    const editor = await issue(server, {
+      role: 'editor',
+      scope: 'storage:write courses:write courses:read',
+    })
+    const call = (path: string, init: RequestInit = {}) =>
+      server.fetch(path, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${editor.accessToken}`,
+          'content-type': 'application/json',
+        },
+      })
+    const cover = await created(await raw(PNG, 'image/png', 'purpose=course_cover'))
+    const course = await call('/api/v1/courses', {
+      method: 'POST',
+      body: JSON.stringify({
+        title: 'Covered',
+        cover_image_url: cover.url,
+        pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
+      }),
+    })
+    const courseId = (await created(course)).id
+    const refused = await expectProblem(
+      await call(`${FILES}/${cover.id}`, { method: 'DELETE' }),
+      409,
+      'conflict',
+    )
+    expect(refused.detail).toContain(`courses/${courseId}`)
+    await call(`/api/v1/courses/${courseId}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ cover_image_url: null }),
+    })
+    expect((await call(`${FILES}/${cover.id}`, { method: 'DELETE' })).status).toBe(204)
+  })
+
+  it('lets a lecturer delete only the files they uploaded', async () => {
+    const lecturer = await issue(server, { role: 'lecturer', scope: 'storage:write' })
+    const theirs = await created(
+      await raw(PNG, 'image/png', 'purpose=post_image', {}, lecturer.accessToken),
+    )
+    const others = await created(await raw(PNG, 'image/png', 'purpose=post_image'))
+    const remove = (id: string) =>
+      server.fetch(`${FILES}/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${lecturer.accessToken}` },
+      })
+    await expectProblem(await remove(others.id), 403, 'forbidden_role')
+    expect((await remove(theirs.id)).status).toBe(204)
+  })
 })
 
 describe('the file store of each engine', () => {
