@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -244,7 +245,16 @@ async function upload(request: FastifyRequest, reply: FastifyReply, deps: AppDep
     {
       key: typeof key === 'string' ? key : undefined,
       scope: `${caller.user.id} ${caller.clientId} ${FILES}`,
-      body: { type, purpose, visibility, filename: received.declared.filename, size: bytes.length },
+      // The bytes' digest too: another file under the same key is refused, not answered
+      // with the first one.
+      body: {
+        type,
+        purpose,
+        visibility,
+        filename: received.declared.filename,
+        size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
       now,
     },
     async () => {

@@ -150,6 +150,14 @@ describe('uploads: multipart and raw', () => {
     expect(again.status).toBe(201)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect((await readJson(again)).id).toBe(first.id)
+    // Other bytes of the same size under the same key are another request: refused.
+    const other = Buffer.from(PNG)
+    other[other.length - 1] = (other.at(-1) ?? 0) ^ 0xff
+    await expectProblem(
+      await raw(other, 'image/png', 'purpose=avatar', headers),
+      422,
+      'idempotency_key_reused',
+    )
   })
 
   it('sanitises filenames: no path, no control characters, an extension of the type', async () => {
