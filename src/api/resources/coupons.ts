@@ -15,6 +15,7 @@ import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, structure } from '../framework/structures.js'
 import { REDEEMED_STATUSES, REVENUE_STATUSES } from './orders.js'
+import { schoolCurrency } from './school.js'
 
 export const COUPON_STATUSES = ['scheduled', 'active', 'expired', 'exhausted', 'disabled'] as const
 export type CouponStatus = (typeof COUPON_STATUSES)[number]
@@ -195,11 +196,6 @@ async function timesRedeemed(db: ResourceDb, couponId: string): Promise<number> 
     .where('status', 'in', [...REDEEMED_STATUSES])
     .executeTakeFirst()
   return Number(row?.n ?? 0)
-}
-
-export async function schoolCurrency(db: ResourceDb): Promise<string> {
-  const row = await db.selectFrom('school').select('currency').limit(1).executeTakeFirst()
-  return typeof row?.currency === 'string' && row.currency ? row.currency : 'USD'
 }
 
 const parsedOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value)

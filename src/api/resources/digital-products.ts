@@ -15,6 +15,7 @@ import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
+import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 /** One downloadable file of a product, as stored (`files` JSON). */
@@ -293,6 +294,13 @@ export const digitalProducts = defineResource({
       values.currency = price.currency
     }
     const currency = (values.currency ?? existing?.currency) as string
+    const school = await schoolCurrency(context.db)
+    if (currency !== school)
+      errors.push({
+        field: 'price.currency',
+        code: 'currency',
+        message: `prices are in the school currency, ${school}`,
+      })
     const compare =
       values.compare_at_price !== undefined ? values.compare_at_price : existing?.compare_at_price
     if (typeof compare === 'string') {

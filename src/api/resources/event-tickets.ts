@@ -4,6 +4,7 @@ import { money } from '../framework/money.js'
 import type { ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, structure } from '../framework/structures.js'
+import { schoolCurrency } from './school.js'
 
 /** What a write may say about one ticket; `id` keeps an existing ticket on a PATCH. */
 const ticketMembers: Record<string, Field> = {
@@ -206,8 +207,15 @@ export async function checkTickets(
     : []
   const known = new Set(current.map((t) => t.id as string))
   const sold = eventId ? (await soldCounts(context.db, [eventId])).byTicket : new Map()
+  const currency = await schoolCurrency(context.db)
   const errors: FieldError[] = []
   tickets.forEach((ticket, i) => {
+    if (ticket.price.currency !== currency)
+      errors.push({
+        field: `tickets[${i}].price.currency`,
+        code: 'currency',
+        message: `prices are in the school currency, ${currency}`,
+      })
     if (ticket.id !== undefined && !known.has(ticket.id))
       errors.push({
         field: `tickets[${i}].id`,

@@ -1,4 +1,3 @@
-import { SCHOOL_ID } from '../../people/first-start.js'
 import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import {
   boolean,
@@ -16,6 +15,7 @@ import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
@@ -328,15 +328,6 @@ async function loadStats(db: ResourceDb, rows: Row[], ids: string[]): Promise<vo
 }
 
 /** The school's currency, which every price uses. */
-async function schoolCurrency(db: ResourceDb): Promise<string> {
-  const school = await db
-    .selectFrom('school')
-    .select('currency')
-    .where('id', '=', SCHOOL_ID)
-    .executeTakeFirst()
-  return (school?.currency as string | null | undefined) ?? 'USD'
-}
-
 /** Checks a new price against the plan's billing type; returns the row values it stores. */
 function checkNewPrice(
   price: PriceInput,

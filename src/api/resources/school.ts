@@ -1,6 +1,7 @@
 import { SCHOOL_ID } from '../../people/first-start.js'
 import { boolean, email, html, reference, text, url } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
+import type { ResourceDb } from '../framework/store.js'
 import { object } from '../framework/structures.js'
 
 const nullableUrl = () => url({ nullable: true })
@@ -96,3 +97,13 @@ export const school = defineResource({
   },
   computed: (_row, _full, deps) => ({ public_url: deps.config.issuer }),
 })
+
+/** The school's currency (ISO 4217): every price, discount and order amount is in it. */
+export async function schoolCurrency(db: ResourceDb): Promise<string> {
+  const row = await db
+    .selectFrom('school')
+    .select('currency')
+    .where('id', '=', SCHOOL_ID)
+    .executeTakeFirst()
+  return typeof row?.currency === 'string' && row.currency ? row.currency : 'USD'
+}

@@ -190,6 +190,18 @@ describe('digital products: files', () => {
     })
     expect(ok.status).toBe(201)
   })
+
+  it('prices products in the school currency only', async () => {
+    const { call } = await writer()
+    const response = await call(BASE, {
+      method: 'POST',
+      json: { title: 'Euro deal', price: { amount: 900, currency: 'EUR' } },
+    })
+    expect(response.status).toBe(422)
+    expect((await readJson(response)).errors).toContainEqual(
+      expect.objectContaining({ field: 'price.currency', code: 'currency' }),
+    )
+  })
 })
 
 describe('digital products: visibility', () => {

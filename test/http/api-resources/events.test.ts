@@ -332,6 +332,20 @@ describe('/api/v1/events: its own rules', () => {
     ])
   })
 
+  it('prices tickets in the school currency only', async () => {
+    const call = await writer()
+    const response = await call('/api/v1/events', {
+      method: 'POST',
+      json: sample(41, {
+        tickets: [free({ name: 'Euro', price: { amount: 500, currency: 'EUR' } })],
+      }),
+    })
+    expect(response.status).toBe(422)
+    expect((await readJson(response)).errors).toContainEqual(
+      expect.objectContaining({ field: 'tickets[0].price.currency', code: 'currency' }),
+    )
+  })
+
   it('never oversells: concurrent registrations for the last seats get 409 past capacity', async () => {
     const call = await writer()
     const event = await create(call, sample(40, { capacity: 3 }))
