@@ -182,13 +182,16 @@ async function loadStats(db: ResourceDb, rows: Row[]): Promise<void> {
   }
 }
 
-/** The plans whose `includes.digital_product_ids` name each product (active ones for the public). */
+/**
+ * The plans whose `includes.digital_product_ids` name each product (for the public, only the
+ * plans it may see: active and visible on the pricing page).
+ */
 async function loadPlans(db: ResourceDb, rows: Row[], full: boolean): Promise<void> {
   let select = db
     .selectFrom('membership_plans')
     .select(['id', 'includes'])
     .where((eb) => eb.or(rows.map((r) => eb('includes', 'like', `%"${r.id as string}"%`))))
-  if (!full) select = select.where('status', '=', 'active')
+  if (!full) select = select.where('status', '=', 'active').where('visible', '=', 1)
   const plans = await select.orderBy('id').execute()
   for (const row of rows) {
     row.included_in_plan_ids = plans
