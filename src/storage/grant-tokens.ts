@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import { compiledQuery } from './compiled-query.js'
 import { type Client, toClient } from './clients.js'
+import { compiledQuery } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
 

@@ -1,5 +1,5 @@
-import { compiledQuery } from './compiled-query.js'
 import type { Client } from './clients.js'
+import { compiledQuery } from './compiled-query.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
