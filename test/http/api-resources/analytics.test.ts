@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
 import type { Db } from '../../../src/storage/schema.js'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -715,20 +715,15 @@ describe('analytics on a fixture school', () => {
 
 /** The demo school, checked against a computation over its own rows written here. */
 describe('analytics on the demo school', () => {
-  let server: TestServer
+  const server = useDemoServer()
   let call: ReturnType<typeof apiClient>
   beforeAll(async () => {
-    server = await startTestServer()
-    expect(await seedDemo(server.deps)).toBe(true)
-    const { accessToken } = await issue(server, { role: 'owner', scope: 'analytics:read' })
-    call = apiClient(server, accessToken)
-  })
-  afterAll(async () => {
-    await server?.close()
+    const { accessToken } = await issue(server(), { role: 'owner', scope: 'analytics:read' })
+    call = apiClient(server(), accessToken)
   })
 
   it('adds up to the seeded orders and refunds', async () => {
-    const db = server.deps.database.db
+    const db = server().deps.database.db
     const [orders, items, refunds] = await Promise.all([
       db.selectFrom('orders').selectAll().execute(),
       db.selectFrom('order_items').selectAll().execute(),
@@ -861,7 +856,7 @@ describe('analytics on the demo school', () => {
   })
 
   it('has a course report for every demo course', async () => {
-    const courses = await server.deps.database.db.selectFrom('courses').select('id').execute()
+    const courses = await server().deps.database.db.selectFrom('courses').select('id').execute()
     for (const { id } of courses) {
       const response = await call(`/api/v1/analytics/courses/${id}?timezone=UTC`)
       expect(response.status).toBe(200)

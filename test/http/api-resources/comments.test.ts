@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { comments } from '../../../src/api/resources/comments.js'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
 import type { CommentTable } from '../../../src/storage/tables/community.js'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -359,18 +359,11 @@ describe('/api/v1/comments: the public projection', () => {
 })
 
 describe('/api/v1/comments: the demo school', () => {
-  let demo: TestServer
-  beforeAll(async () => {
-    demo = await startTestServer()
-    expect(await seedDemo(demo.deps)).toBe(true)
-  })
-  afterAll(async () => {
-    await demo?.close()
-  })
+  const demo = useDemoServer()
 
   it('has threads on lessons and posts, unanswered questions, staff replies, hidden and pending', async () => {
-    const { accessToken } = await issue(demo, { role: 'owner', scope: 'comments:read' })
-    const call = apiClient(demo, accessToken)
+    const { accessToken } = await issue(demo(), { role: 'owner', scope: 'comments:read' })
+    const call = apiClient(demo(), accessToken)
     const all = await readJson(await call('/api/v1/comments?limit=100'))
     expect(all.total_count).toBeGreaterThanOrEqual(25)
     const byStatus = (status: string) => all.data.filter((c: Json) => c.status === status)
@@ -406,7 +399,7 @@ describe('/api/v1/comments: the demo school', () => {
     )
 
     // The public sees the comments on the two public published posts, nothing else.
-    const open = await readJson(await demo.fetch('/api/v1/comments?limit=100'))
+    const open = await readJson(await demo().fetch('/api/v1/comments?limit=100'))
     expect(open.total_count).toBeGreaterThan(0)
     expect(new Set(open.data.map((c: Json) => c.target.id))).toEqual(
       new Set(['pst_demo_golden_hour_checklist', 'pst_demo_welcome_to_brightframe']),

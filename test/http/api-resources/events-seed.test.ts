@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
+import { describe, expect, it } from 'vitest'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
-import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
 import { apiClient } from './conventions.js'
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-  expect(await seedDemo(server.deps)).toBe(true)
-})
-afterAll(async () => {
-  await server?.close()
-})
+const server = useDemoServer()
 
 describe('the demo events', () => {
   it('shows the public the published public events, without join links', async () => {
-    const response = await server.fetch('/api/v1/events?sort=starts_at')
+    const response = await server().fetch('/api/v1/events?sort=starts_at')
     const text = await response.clone().text()
     expect(text).not.toContain('join_url')
     const list = await readJson(response)
@@ -25,8 +17,10 @@ describe('the demo events', () => {
       'evt_demo_portrait_workshop',
     ])
     for (const id of ['evt_demo_live_qa', 'evt_demo_draft_meetup', 'evt_demo_canceled_class'])
-      expect((await server.fetch(`/api/v1/events/${id}`)).status).toBe(404)
-    const workshop = await readJson(await server.fetch('/api/v1/events/portrait-lighting-workshop'))
+      expect((await server().fetch(`/api/v1/events/${id}`)).status).toBe(404)
+    const workshop = await readJson(
+      await server().fetch('/api/v1/events/portrait-lighting-workshop'),
+    )
     expect(workshop.tickets).toEqual([
       expect.objectContaining({ id: 'tkt_demo_early_bird', remaining: 0 }),
       expect.objectContaining({ id: 'tkt_demo_regular', remaining: 7 }),
@@ -34,8 +28,8 @@ describe('the demo events', () => {
   })
 
   it('has every state, with attendees that add up', async () => {
-    const { accessToken } = await issue(server, { role: 'editor', scope: 'events:read' })
-    const call = apiClient(server, accessToken)
+    const { accessToken } = await issue(server(), { role: 'editor', scope: 'events:read' })
+    const call = apiClient(server(), accessToken)
     const all = await readJson(await call('/api/v1/events?limit=100'))
     const byId = new Map<string, Json>(all.data.map((e: Json) => [e.id, e]))
     expect(Object.fromEntries([...byId].map(([id, e]) => [id, e.status]))).toEqual({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formSubmissions, forms } from '../../../src/api/resources/forms.js'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -356,18 +356,11 @@ describe('POST /api/v1/forms/{id}/submissions: the rate limit', () => {
 })
 
 describe('/api/v1/forms: the demo school', () => {
-  let demo: TestServer
-  beforeAll(async () => {
-    demo = await startTestServer()
-    expect(await seedDemo(demo.deps)).toBe(true)
-  })
-  afterAll(async () => {
-    await demo?.close()
-  })
+  const demo = useDemoServer()
 
   it('has the newsletter and portfolio review forms with their submissions', async () => {
-    const { accessToken } = await issue(demo, { role: 'owner', scope: 'forms:read' })
-    const call = apiClient(demo, accessToken)
+    const { accessToken } = await issue(demo(), { role: 'owner', scope: 'forms:read' })
+    const call = apiClient(demo(), accessToken)
     const newsletter = await readJson(await call('/api/v1/forms/frm_demo_newsletter'))
     expect(newsletter).toMatchObject({
       type: 'newsletter',
@@ -392,8 +385,8 @@ describe('/api/v1/forms: the demo school', () => {
     expect(signups.data.filter((s: Json) => s.student_id).length).toBeGreaterThan(0)
     const students = await readJson(
       await apiClient(
-        demo,
-        (await issue(demo, { role: 'owner', scope: 'students:read' })).accessToken,
+        demo(),
+        (await issue(demo(), { role: 'owner', scope: 'students:read' })).accessToken,
       )('/api/v1/students?limit=100'),
     )
     const emails = new Map(students.data.map((s: Json) => [s.id, s.email]))
@@ -405,7 +398,7 @@ describe('/api/v1/forms: the demo school', () => {
     expect(applications.total_count).toBe(5)
     expect(applications.data.some((s: Json) => s.student_id)).toBe(true)
     // The public renders the active forms; the closed survey stays private.
-    expect((await demo.fetch('/api/v1/forms/frm_demo_newsletter')).status).toBe(200)
-    expect((await demo.fetch('/api/v1/forms/frm_demo_topics_survey')).status).toBe(404)
+    expect((await demo().fetch('/api/v1/forms/frm_demo_newsletter')).status).toBe(200)
+    expect((await demo().fetch('/api/v1/forms/frm_demo_topics_survey')).status).toBe(404)
   })
 })

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { orders } from '../../../src/api/resources/orders.js'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
 import type { Db } from '../../../src/storage/schema.js'
 import type { OrderStatus } from '../../../src/storage/tables/commerce.js'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -271,18 +271,11 @@ describe('/api/v1/orders: its own rules', () => {
 })
 
 describe('/api/v1/orders: the demo school', () => {
-  let demo: TestServer
-  beforeAll(async () => {
-    demo = await startTestServer()
-    expect(await seedDemo(demo.deps)).toBe(true)
-  })
-  afterAll(async () => {
-    await demo?.close()
-  })
+  const demo = useDemoServer()
 
   async function all(path: string, scope: string): Promise<Json[]> {
-    const { accessToken } = await issue(demo, { role: 'owner', scope })
-    const call = apiClient(demo, accessToken)
+    const { accessToken } = await issue(demo(), { role: 'owner', scope })
+    const call = apiClient(demo(), accessToken)
     const out: Json[] = []
     let cursor: string | null = null
     do {
@@ -376,7 +369,7 @@ describe('/api/v1/orders: the demo school', () => {
   })
 
   it('links every purchase record to its order', async () => {
-    const db = demo.deps.database.db as Db
+    const db = demo().deps.database.db as Db
     const purchases = await db
       .selectFrom('event_attendees')
       .innerJoin('event_tickets', 'event_tickets.id', 'event_attendees.ticket_id')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { subscriptions } from '../../../src/api/resources/subscriptions.js'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -308,21 +308,14 @@ describe('/api/v1/subscriptions: its own rules', () => {
 })
 
 describe('the demo school’s memberships', () => {
-  let demo: TestServer
-  beforeAll(async () => {
-    demo = await startTestServer()
-    expect(await seedDemo(demo.deps)).toBe(true)
-  })
-  afterAll(async () => {
-    await demo?.close()
-  })
+  const demo = useDemoServer()
 
   it('has subscriptions in every state, paid ones keeping their price', async () => {
-    const { accessToken } = await issue(demo, {
+    const { accessToken } = await issue(demo(), {
       role: 'owner',
       scope: 'subscriptions:read membership_plans:read',
     })
-    const call = apiClient(demo, accessToken)
+    const call = apiClient(demo(), accessToken)
     const subs = (await readJson(await call('/api/v1/subscriptions?limit=100'))).data as Json[]
     const count = (test: (s: Json) => boolean) => subs.filter(test).length
     expect(count((s) => s.status === 'trialing')).toBe(1)
@@ -357,7 +350,7 @@ describe('the demo school’s memberships', () => {
       'mpp_demo_studio_monthly_legacy',
     ])
     expect(studio.stats.trialing).toBe(1)
-    const publicList = await readJson(await demo.fetch('/api/v1/membership_plans'))
+    const publicList = await readJson(await demo().fetch('/api/v1/membership_plans'))
     expect(publicList.data.map((p: Json) => p.id)).toEqual(['mpl_demo_studio_pass'])
     expect(publicList.data[0].prices.map((p: Json) => p.id).sort()).toEqual([
       'mpp_demo_studio_monthly',

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
-import { startTestServer, type TestServer } from '../../support/server.js'
+import type { TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
 
 /**
@@ -53,9 +53,9 @@ let operations: Operation[]
 /** Real ids for the path parameters of read operations, by template. */
 const paths = new Map<string, string>()
 
+const demo = useDemoServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  expect(await seedDemo(server.deps)).toBe(true)
+  server = demo()
   const document = await readJson(await server.fetch('/openapi.json'))
   operations = Object.entries(document.paths as Record<string, Record<string, Json>>)
     .filter(([template]) => template.startsWith('/api/v1/'))
@@ -77,9 +77,6 @@ beforeAll(async () => {
     if (op.method === 'GET')
       paths.set(op.template, await realPath(op.template, everything.accessToken))
 }, 120_000)
-afterAll(async () => {
-  await server?.close()
-})
 
 /**
  * Fills a template's parameters with ids of the demo school: each parameter takes a record of
