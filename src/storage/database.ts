@@ -7,11 +7,14 @@ import {
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
   PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
   SqliteDialect,
   sql,
 } from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig, DatabasePool } from '../config.js'
+import { preparedName } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
 
 /** An open database: the Kysely handle, which engine it runs on, and how to close it. */
@@ -125,13 +128,59 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
   // An idle client that errors (the server restarted) must not crash the process.
   pool.on('error', () => {})
   return {
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: preparingPool(pool) }),
     poolUse: (): PoolUse => ({
       max: limits.size,
       total: pool.totalCount,
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
+  }
+}
+
+/**
+ * The pool as Kysely sees it, its connections running the hot statements (those marked by
+ * `preparedOnPostgres`, see compiled-query.ts) as named prepared statements: each connection
+ * parses and plans such a text once, then only binds and executes it. Everything else goes
+ * as Kysely sends it.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>()
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    /** Names this connection runs unnamed again: their tables changed under them. */
+    const stale = new Set<string>()
+    const query = async (sqlText: string, parameters: readonly unknown[]) => {
+      const values = parameters as unknown[]
+      const name = preparedName(sqlText)
+      if (name === undefined || stale.has(name)) return client.query(sqlText, values)
+      try {
+        return await client.query({ name, text: sqlText, values })
+      } catch (error) {
+        // "cached plan must not change result type": a newer Portico migrated a table this
+        // statement reads (a rolling upgrade). The connection cannot re-prepare the name, so
+        // it sends this text unnamed from now on, as Kysely would.
+        if ((error as { code?: unknown }).code !== '0A000') throw error
+        stale.add(name)
+        return client.query(sqlText, values)
+      }
+    }
+    return {
+      // Kysely calls only query(sql, parameters): the cursor form needs a `cursor` option.
+      query: query as unknown as PostgresPoolClient['query'],
+      release: () => client.release(),
+    }
+  }
+  return {
+    async connect() {
+      const client = await pool.connect()
+      let connection = wrapped.get(client)
+      if (!connection) {
+        connection = wrap(client)
+        wrapped.set(client, connection)
+      }
+      return connection
+    },
+    end: () => pool.end(),
   }
 }
 

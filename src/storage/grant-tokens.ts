@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { type Client, toClient } from './clients.js'
-import { compiledQuery } from './compiled-query.js'
+import { compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
 
@@ -57,7 +57,7 @@ async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> 
                ${r.scope}::text, ${r.created_at}::bigint, ${r.expires_at}::bigint
         from go)`
     : sql``
-  const { rows } = await sql<{ id: string }>`
+  const statement = sql<{ id: string }>`
     with go as (${go}),
     new_access as (
       insert into access_tokens
@@ -71,7 +71,10 @@ async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> 
     set last_used_at = ${now}::bigint,
         expires_at = greatest(expires_at, ${grantExpiry(write)}::bigint)
     where id = ${write.grantId} and exists (select 1 from go)
-    returning id`.execute(db)
+    returning id`.compile(db)
+  // One of four fixed texts (with or without rotation, with or without a refresh token).
+  preparedOnPostgres(statement.sql)
+  const { rows } = await db.executeQuery(statement)
   return rows.length > 0
 }
 

@@ -1,0 +1,85 @@
+import { sql } from 'kysely'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../../src/config.js'
+import { createClientStore } from '../../../src/storage/clients.js'
+import { type Database, openDatabase } from '../../../src/storage/database.js'
+import { migrate } from '../../../src/storage/migrate.js'
+import { createTestDatabase, type TestDatabase } from '../../support/databases.js'
+import { needsPostgres } from '../../support/skips.js'
+
+let database: TestDatabase | undefined
+let opened: Database | undefined
+afterEach(async () => {
+  await opened?.close()
+  await database?.drop()
+  opened = undefined
+  database = undefined
+})
+
+/** One connection, so that its session's prepared statements can be read back. */
+async function openOneConnection(): Promise<{ opened: Database; url: string }> {
+  database = await createTestDatabase()
+  opened = openDatabase(parseConfig({ DATABASE_URL: database.url }).database, {
+    size: 1,
+    timeoutMs: 10_000,
+  })
+  await migrate(opened)
+  return { opened, url: database.url }
+}
+
+const client = {
+  clientId: 'pci_prepared',
+  kind: 'dynamic' as const,
+  clientName: 'Prepared Tool',
+  secretDigest: undefined,
+  tokenEndpointAuthMethod: 'none' as const,
+  applicationType: 'native',
+  redirectUris: ['http://127.0.0.1/callback'],
+  grantTypes: ['authorization_code'],
+  responseTypes: ['code'],
+  scope: undefined,
+  idTokenSignedResponseAlg: 'RS256' as const,
+  createdAt: 1,
+  lastUsedAt: undefined,
+}
+
+async function preparedTexts(db: Database['db']): Promise<string[]> {
+  const { rows } = await sql<{ statement: string }>`
+    select statement from pg_prepared_statements`.execute(db)
+  return rows.map((r) => r.statement)
+}
+
+describe.skipIf(needsPostgres('prepared statements'))('hot statements on PostgreSQL', () => {
+  it('are prepared once per connection under a name, other queries are not', async () => {
+    const { opened } = await openOneConnection()
+    const clients = createClientStore(opened.db)
+    await clients.insert(client)
+    expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+    expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+
+    const texts = await preparedTexts(opened.db)
+    // The compiled client lookup is there, once; the insert (built per call) is not.
+    expect(texts.filter((t) => t.startsWith('select') && t.includes('"clients"'))).toHaveLength(1)
+    expect(texts.some((t) => t.startsWith('insert'))).toBe(false)
+  })
+
+  it('keep answering after another instance adds a column to the table they read', async () => {
+    const { opened, url } = await openOneConnection()
+    const clients = createClientStore(opened.db)
+    await clients.insert(client)
+    await clients.find(client.clientId)
+
+    // What a newer Portico's migration does while this one still runs (a rolling upgrade).
+    const other = new pg.Client({ connectionString: url })
+    await other.connect()
+    try {
+      await other.query('alter table clients add column added_later text')
+    } finally {
+      await other.end()
+    }
+
+    expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+    expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+  })
+})
