@@ -13,6 +13,7 @@ import { parseStrictJson } from './json-body.js'
 import { loginRoutes } from './login-routes.js'
 import { openapiRoutes } from './openapi-routes.js'
 import { registrationRoutes } from './registration-routes.js'
+import { lazyRequestLogger } from './request-logger.js'
 import { revocationRoutes } from './revocation-routes.js'
 import { tokenRoutes } from './token-routes.js'
 import { userinfoRoutes } from './userinfo-routes.js'
@@ -56,6 +57,7 @@ export async function createApp(
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: () => deps.random.id('req'),
+    childLoggerFactory: lazyRequestLogger,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
       disableRequestLogging: true,

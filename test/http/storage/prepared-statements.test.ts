@@ -30,7 +30,7 @@ async function openOneConnection(): Promise<{ opened: Database; url: string }> {
 
 const client = {
   clientId: 'pci_prepared',
-  kind: 'dynamic' as const,
+  kind: 'self_registered' as const,
   clientName: 'Prepared Tool',
   secretDigest: undefined,
   tokenEndpointAuthMethod: 'none' as const,
