@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import { ProblemError } from '../http/problem.js'
+import { sha256Base64url } from '../platform/crypto.js'
 
 /** RFC 3339 UTC, as every timestamp of the API is written. */
 export function timestamp(ms: number): string {
@@ -15,7 +15,7 @@ export function etagOf(body: unknown): string {
 
 /** {@link etagOf} of a body already serialised, so a response is serialised only once. */
 export function etagOfJson(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
+  return `"${sha256Base64url(json).slice(0, 27)}"`
 }
 
 /** RFC 9110 §13.1.1: a write with If-Match proceeds only when one of its tags is current. */

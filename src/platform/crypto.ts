@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto'
 import {
   createCipheriv,
   createDecipheriv,
@@ -6,9 +7,19 @@ import {
   timingSafeEqual,
 } from 'node:crypto'
 
+/**
+ * SHA-256 of a text in base64url. Node's one-shot `crypto.hash` (20.12 and later) takes a
+ * third of the time of a Hash object for a token-sized input; older Node 20 releases use
+ * the object. Runs for every bearer token, token request and API answer's ETag.
+ */
+export const sha256Base64url: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'base64url')
+    : (text) => createHash('sha256').update(text, 'utf8').digest('base64url')
+
 /** SHA-256 digest of a server-made secret, as stored (base64url). */
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url')
+  return sha256Base64url(secret)
 }
 
 /**
