@@ -372,7 +372,7 @@ async function approve(
       now,
     },
   )
-  await deps.clients.touch(client.clientId, now)
+  await deps.clients.touch(client, now)
   return redirect(
     reply,
     buildRedirect({ redirectUri: params.redirectUri, state: params.state }, deps.config.issuer, {

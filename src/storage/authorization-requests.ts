@@ -1,6 +1,29 @@
+import { compiledQuery } from './compiled-query.js'
 import type { AuthorizationRequestTable, Db } from './schema.js'
 
 export type AuthorizationRequestRow = AuthorizationRequestTable
+
+// Compiled once: each authorization reads the request twice and writes it twice.
+const requestByDigest = compiledQuery((db: Db, idDigest: string) =>
+  db.selectFrom('authorization_requests').selectAll().where('id_digest', '=', idDigest),
+)
+const bindRequest = compiledQuery(
+  (db: Db, idDigest: string, sessionDigest: string, csrfDigest: string) =>
+    db
+      .updateTable('authorization_requests')
+      .set({ session_digest: sessionDigest, csrf_digest: csrfDigest })
+      .where('id_digest', '=', idDigest)
+      .where('consumed_at', 'is', null),
+)
+const consumeRequest = compiledQuery((db: Db, idDigest: string, now: number) =>
+  db
+    .updateTable('authorization_requests')
+    .set({ consumed_at: now })
+    .where('id_digest', '=', idDigest)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('id_digest'),
+)
 
 /** Authorization requests waiting for the person to sign in and decide. */
 export function createAuthorizationRequestStore(db: Db) {
@@ -9,31 +32,16 @@ export function createAuthorizationRequestStore(db: Db) {
       await db.insertInto('authorization_requests').values(row).execute()
     },
     async find(idDigest: string): Promise<AuthorizationRequestRow | undefined> {
-      return db
-        .selectFrom('authorization_requests')
-        .selectAll()
-        .where('id_digest', '=', idDigest)
-        .executeTakeFirst()
+      const [row] = await requestByDigest(db, idDigest)
+      return row
     },
     /** Ties the request to the session that will decide it, with a fresh CSRF token digest. */
     async bindSession(idDigest: string, sessionDigest: string, csrfDigest: string): Promise<void> {
-      await db
-        .updateTable('authorization_requests')
-        .set({ session_digest: sessionDigest, csrf_digest: csrfDigest })
-        .where('id_digest', '=', idDigest)
-        .where('consumed_at', 'is', null)
-        .execute()
+      await bindRequest(db, idDigest, sessionDigest, csrfDigest)
     },
     /** Marks the request decided, atomically: true for exactly one caller. */
     async consume(idDigest: string, now: number): Promise<boolean> {
-      const result = await db
-        .updateTable('authorization_requests')
-        .set({ consumed_at: now })
-        .where('id_digest', '=', idDigest)
-        .where('consumed_at', 'is', null)
-        .where('expires_at', '>', now)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) === 1
+      return (await consumeRequest(db, idDigest, now)).length === 1
     },
     async sweep(now: number): Promise<void> {
       await db.deleteFrom('authorization_requests').where('expires_at', '<=', now).execute()

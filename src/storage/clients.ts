@@ -74,14 +74,15 @@ export function createClientStore(db: Db) {
     },
     /**
      * Records that the client was just used (shown to the nearest minute). A client signing
-     * people in concurrently would otherwise write one row on every authorization: on
+     * people in concurrently would otherwise write its row on every authorization: on
      * PostgreSQL each such update waited for the previous one's commit (npm run bench).
      */
-    async touch(clientId: string, now: number): Promise<void> {
+    async touch(client: Client, now: number): Promise<void> {
+      if (client.lastUsedAt !== undefined && now - client.lastUsedAt < TOUCH_PRECISION_MS) return
       await db
         .updateTable('clients')
         .set({ last_used_at: now })
-        .where('client_id', '=', clientId)
+        .where('client_id', '=', client.clientId)
         .where((eb) =>
           eb.or([
             eb('last_used_at', 'is', null),
