@@ -57,11 +57,13 @@ describe.skipIf(needsPostgres('prepared statements'))('hot statements on Postgre
     await clients.insert(client)
     expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
     expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+    expect(await clients.list()).toHaveLength(1)
 
     const texts = await preparedTexts(opened.db)
-    // The compiled client lookup is there, once; the insert (built per call) is not.
-    expect(texts.filter((t) => t.startsWith('select') && t.includes('"clients"'))).toHaveLength(1)
-    expect(texts.some((t) => t.startsWith('insert'))).toBe(false)
+    // The compiled insert and lookup are there, once each; the listing (built per call) is not.
+    expect(texts.filter((t) => t.startsWith('insert into "clients"'))).toHaveLength(1)
+    expect(texts.filter((t) => t.startsWith('select * from "clients" where'))).toHaveLength(1)
+    expect(texts.filter((t) => t.includes('order by'))).toEqual([])
   })
 
   it('keep answering after another instance adds a column to the table they read', async () => {
