@@ -14,7 +14,7 @@ import type {
   GrantTable,
   RefreshTokenTable,
 } from './schema.js'
-import { toUser, type User } from './users.js'
+import { toUser, USER_COLUMNS, type User } from './users.js'
 
 export type GrantRow = GrantTable
 export type CodeRow = AuthorizationCodeTable
@@ -55,7 +55,7 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .selectFrom('access_tokens as t')
     .innerJoin('grants as g', 'g.id', 't.grant_id')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .selectAll('u')
+    .select(USER_COLUMNS.map((column) => `u.${column}` as const))
     .select([
       't.token_digest',
       't.grant_id',

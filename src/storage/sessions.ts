@@ -1,6 +1,6 @@
 import { compiledQuery } from './compiled-query.js'
 import type { Db } from './schema.js'
-import { toUser, type User } from './users.js'
+import { toUser, USER_COLUMNS, type User } from './users.js'
 
 /** A signed-in browser: the person, and when they proved who they are. */
 export interface Session {
@@ -15,7 +15,7 @@ const liveSession = compiledQuery((db: Db, idDigest: string, now: number) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .selectAll('users')
+    .select(USER_COLUMNS.map((column) => `users.${column}` as const))
     .select(['sessions.id_digest', 'sessions.auth_time', 'sessions.expires_at'])
     .where('sessions.id_digest', '=', idDigest)
     .where('sessions.expires_at', '>', now)

@@ -17,7 +17,26 @@ export interface User {
   readonly disabledAt: number | undefined
 }
 
-export function toUser(row: UserTable): User {
+/**
+ * The columns a {@link User} is made of. The hot reads that join a person (every bearer
+ * check, every signed-in page) select these, never the password hash nor invitation details.
+ */
+export const USER_COLUMNS = [
+  'id',
+  'email',
+  'name',
+  'role',
+  'locale',
+  'timezone',
+  'avatar_url',
+  'bio',
+  'notification_preferences',
+  'created_at',
+  'updated_at',
+  'disabled_at',
+] as const
+
+export function toUser(row: Pick<UserTable, (typeof USER_COLUMNS)[number]>): User {
   return {
     id: row.id,
     email: row.email,
