@@ -138,21 +138,33 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
   }
 }
 
+/** Kysely's transaction statements (a `rollback to` a savepoint stays inside). */
+const TRANSACTION_START = /^\s*(begin|start transaction)\b/i
+const TRANSACTION_END = /^\s*(commit|end|rollback(?!\s+to\b))\b/i
+
 /**
  * The pool as Kysely sees it, its connections running the hot statements (those marked by
  * `preparedOnPostgres`, see compiled-query.ts) as named prepared statements: each connection
  * parses and plans such a text once, then only binds and executes it. Everything else goes
- * as Kysely sends it.
+ * as Kysely sends it, and so does everything inside a transaction: there a statement that
+ * failed could not simply be sent again (see the fallback below).
  */
 function preparingPool(pool: pg.Pool): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>()
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     /** Names this connection runs unnamed again: their tables changed under them. */
     const stale = new Set<string>()
+    /** Between Kysely's `begin` and its `commit` or `rollback`. */
+    let inTransaction = false
     const query = async (sqlText: string, parameters: readonly unknown[]) => {
       const values = parameters as unknown[]
+      if (values.length === 0 && TRANSACTION_START.test(sqlText)) inTransaction = true
+      else if (values.length === 0 && TRANSACTION_END.test(sqlText)) inTransaction = false
       const name = preparedName(sqlText)
-      if (name === undefined || stale.has(name)) return client.query(sqlText, values)
+      // Only outside transactions, where a failed statement can simply be sent again.
+      if (name === undefined || inTransaction || stale.has(name)) {
+        return client.query(sqlText, values)
+      }
       try {
         return await client.query({ name, text: sqlText, values })
       } catch (error) {

@@ -66,6 +66,20 @@ describe.skipIf(needsPostgres('prepared statements'))('hot statements on Postgre
     expect(texts.filter((t) => t.includes('order by'))).toEqual([])
   })
 
+  it('are sent unprepared inside a transaction, where a failure could not be retried', async () => {
+    const { opened } = await openOneConnection()
+    await createClientStore(opened.db).insert(client)
+    const lookup = (t: string) => t.startsWith('select * from "clients" where')
+
+    await opened.db.transaction().execute(async (trx) => {
+      expect(await createClientStore(trx).find(client.clientId)).toBeDefined()
+    })
+    expect((await preparedTexts(opened.db)).filter(lookup)).toEqual([])
+
+    expect(await createClientStore(opened.db).find(client.clientId)).toBeDefined()
+    expect((await preparedTexts(opened.db)).filter(lookup)).toHaveLength(1)
+  })
+
   it('keep answering after another instance adds a column to the table they read', async () => {
     const { opened, url } = await openOneConnection()
     const clients = createClientStore(opened.db)
