@@ -55,3 +55,14 @@ describe('the lazy request logger', () => {
     ])
   })
 })
+
+describe('a route with a log level of its own', () => {
+  it('logs at that level, not at the level of the app', async () => {
+    const { logger, lines } = capture('info')
+    const log = new LazyRequestLogger(logger, { request_id: 'req_4' }, { level: 'debug' })
+    expect(log.isLevelEnabled('debug')).toBe(true)
+    log.debug('written at the route level')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines).toMatchObject([{ level: 20, request_id: 'req_4' }])
+  })
+})

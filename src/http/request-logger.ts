@@ -19,6 +19,8 @@ export class LazyRequestLogger {
     this.#parent = parent
     this.#bindings = bindings
     this.#options = options
+    // A route with a log level of its own decides with that level: made at once.
+    if (options.level !== undefined) this.#made = parent.child(bindings, options)
   }
 
   get #logger(): Logger {

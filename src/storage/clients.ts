@@ -37,10 +37,10 @@ export function toClient(row: ClientTable): Client {
   }
 }
 
-/** Compiled once: every token, introspection and revocation request looks its client up. */
 /** How fresh a client's recorded last use must be before it is written again. */
 const TOUCH_PRECISION_MS = 60_000
 
+/** Compiled once: every token, introspection and revocation request looks its client up. */
 const clientById = compiledQuery((db: Db, clientId: string) =>
   db.selectFrom('clients').selectAll().where('client_id', '=', clientId),
 )

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely'
+import { sha256Base64url } from '../platform/crypto.js'
 import type { Db } from './schema.js'
 
 /**
@@ -10,9 +11,13 @@ import type { Db } from './schema.js'
  */
 const preparedNames = new Map<string, string>()
 
-/** Marks a fixed SQL text as one to prepare on PostgreSQL; returns it. */
+/**
+ * Marks a fixed SQL text as one to prepare on PostgreSQL; returns it. The name is a digest of
+ * the text, so one name means one text in every instance and release.
+ */
 export function preparedOnPostgres(sqlText: string): string {
-  if (!preparedNames.has(sqlText)) preparedNames.set(sqlText, `portico_${preparedNames.size + 1}`)
+  if (!preparedNames.has(sqlText))
+    preparedNames.set(sqlText, `portico_${sha256Base64url(sqlText).slice(0, 32)}`)
   return sqlText
 }
 

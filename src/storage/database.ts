@@ -168,10 +168,13 @@ function preparingPool(pool: pg.Pool): PostgresPool {
       try {
         return await client.query({ name, text: sqlText, values })
       } catch (error) {
-        // "cached plan must not change result type": a newer Portico migrated a table this
-        // statement reads (a rolling upgrade). The connection cannot re-prepare the name, so
-        // it sends this text unnamed from now on, as Kysely would.
-        if ((error as { code?: unknown }).code !== '0A000') throw error
+        // 0A000 "cached plan must not change result type": a newer Portico migrated a table
+        // this statement reads (a rolling upgrade). 26000 "prepared statement does not
+        // exist": the driver closed it after failing to send a value. Either way the name
+        // cannot be used again on this connection, which sends the text unnamed from now on,
+        // as Kysely would. Outside a transaction nothing ran, so sending it again is safe.
+        const code = (error as { code?: unknown }).code
+        if (code !== '0A000' && code !== '26000') throw error
         stale.add(name)
         return client.query(sqlText, values)
       }

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../../src/config.js'
 import { createClientStore } from '../../../src/storage/clients.js'
+import { compiledQuery } from '../../../src/storage/compiled-query.js'
 import { type Database, openDatabase } from '../../../src/storage/database.js'
 import { migrate } from '../../../src/storage/migrate.js'
 import { createTestDatabase, type TestDatabase } from '../../support/databases.js'
@@ -97,5 +98,22 @@ describe.skipIf(needsPostgres('prepared statements'))('hot statements on Postgre
 
     expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
     expect(await clients.find(client.clientId)).toMatchObject({ clientName: 'Prepared Tool' })
+  })
+
+  it('keep answering after the driver failed to send a value and closed the statement', async () => {
+    const { opened } = await openOneConnection()
+    await createClientStore(opened.db).insert(client)
+    const byName = compiledQuery((db: Database['db'], name: unknown) =>
+      db
+        .selectFrom('clients')
+        .select('client_id')
+        .where('client_name', '=', name as string),
+    )
+    expect(await byName(opened.db, 'Prepared Tool')).toEqual([{ client_id: client.clientId }])
+    // A value node-postgres cannot serialise: it refuses it, and closes the named statement.
+    const circular: Record<string, unknown> = {}
+    circular.self = circular
+    await expect(byName(opened.db, circular)).rejects.toThrow()
+    expect(await byName(opened.db, 'Prepared Tool')).toEqual([{ client_id: client.clientId }])
   })
 })
