@@ -43,11 +43,15 @@ export async function newPage(browser: Browser): Promise<Page> {
   return context.newPage()
 }
 
+const SCREENSHOT_TIMEOUT_MS = 25_000
+
 /** Saves a full-page PNG as test-results/screenshots/<name>.png and returns its path. */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   const file = path.join(SCREENSHOT_DIR, `${name.replace(/[^a-z0-9-]+/gi, '-')}.png`)
-  await page.screenshot({ path: file, fullPage: true })
+  // A full-page capture of a long page is rendered in software (--disable-gpu): on a loaded
+  // two-core machine that took over the page timeout once, though the page itself was fine.
+  await page.screenshot({ path: file, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS })
   return file
 }
 
