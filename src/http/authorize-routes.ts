@@ -148,21 +148,30 @@ export const authorizeRoutes: RouteModule = {
             throw new OAuthError('consent_required', 'the person must approve this request')
           return approve(deps, reply, client, params, current, remembered)
         }
+        // Signed in and recently enough: an integration the person already approved gets its
+        // code now; anyone else sees the consent page, the request stored already bound to
+        // this session and to the page's CSRF token (what the decision checks).
+        const signedIn = needsLogin ? undefined : current
+        if (signedIn && !params.prompt.includes('consent')) {
+          const remembered = await rememberedScopes(deps, client, signedIn.session.user, params)
+          if (remembered) return approve(deps, reply, client, params, signedIn, remembered)
+        }
         const id = deps.random.token('par')
+        const csrf = deps.random.token('pcf')
         const browser = ensureBrowserToken(request, reply, deps)
         await deps.authorizationRequests.insert({
           id_digest: digest(id),
           client_id: client.clientId,
           params: JSON.stringify(params),
           browser_digest: digest(browser),
-          csrf_digest: digest(deps.random.token('pcf')),
-          session_digest: null,
+          csrf_digest: digest(csrf),
+          session_digest: signedIn?.session.idDigest ?? null,
           created_at: now,
           expires_at: now + REQUEST_LIFETIME_MS,
           consumed_at: null,
         })
-        if (needsLogin) return redirect(reply, `/login?request=${encodeURIComponent(id)}`)
-        return showConsent(deps, request, reply, id)
+        if (!signedIn) return redirect(reply, `/login?request=${encodeURIComponent(id)}`)
+        return sendConsentPage(deps, reply, { id, csrf, client, params, current: signedIn })
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error
         return redirect(
@@ -304,6 +313,23 @@ async function showConsent(
     current.session.idDigest,
     digest(csrf),
   )
+  return sendConsentPage(deps, reply, { id, csrf, client, params, current })
+}
+
+/** The consent page of a request bound to this session and to `csrf`. */
+async function sendConsentPage(
+  deps: AppDeps,
+  reply: FastifyReply,
+  page: {
+    readonly id: string
+    readonly csrf: string
+    readonly client: Client
+    readonly params: AuthorizationParams
+    readonly current: CurrentSession
+  },
+) {
+  const { id, csrf, client, params, current } = page
+  const { user } = current.session
   const available = params.scopes.filter((s) => roleAllows(user.role, s))
   const unavailable = params.scopes.filter((s) => !roleAllows(user.role, s))
   const destination = new URL(params.redirectUri)
