@@ -1,5 +1,6 @@
+import { sql } from 'kysely'
 import type { Client } from './clients.js'
-import { compiledQuery } from './compiled-query.js'
+import { compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
@@ -88,14 +89,44 @@ const consumeCode = compiledQuery((db: Db, codeDigest: string, now: number) =>
     .returningAll(),
 )
 
+/** PostgreSQL: the grant and its code in one statement, prepared once per connection. */
+function grantWithCodeStatement(g: GrantRow, c: CodeRow) {
+  return sql`
+    with new_grant as (
+      insert into grants
+        (id, client_id, user_id, scope, resource, created_at, last_used_at, expires_at,
+         revoked_at)
+      values (${g.id}, ${g.client_id}, ${g.user_id}, ${g.scope}, ${g.resource},
+              ${g.created_at}::bigint, ${g.last_used_at}::bigint, ${g.expires_at}::bigint,
+              ${g.revoked_at}::bigint)
+    )
+    insert into authorization_codes
+      (code_digest, grant_id, client_id, user_id, redirect_uri, code_challenge, scope,
+       resource, nonce, auth_time, created_at, expires_at, consumed_at)
+    values (${c.code_digest}, ${c.grant_id}, ${c.client_id}, ${c.user_id}, ${c.redirect_uri},
+            ${c.code_challenge}, ${c.scope}, ${c.resource}, ${c.nonce}::text,
+            ${c.auth_time}::bigint, ${c.created_at}::bigint, ${c.expires_at}::bigint,
+            ${c.consumed_at}::bigint)`
+}
+
 /**
  * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
  * person's authorization of one client; revoking it ends every code and token issued under it.
  */
 export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
   return {
-    /** Stores a new grant and its authorization code together. */
+    /**
+     * Stores a new grant and its authorization code together: on PostgreSQL in one statement
+     * (one round trip instead of four for BEGIN, two inserts and COMMIT), on SQLite in a
+     * transaction.
+     */
     async insertGrantWithCode(grant: GrantRow, code: CodeRow): Promise<void> {
+      if (dialect === 'postgres') {
+        const statement = grantWithCodeStatement(grant, code).compile(db)
+        preparedOnPostgres(statement.sql)
+        await db.executeQuery(statement)
+        return
+      }
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('grants').values(grant).execute()
         await trx.insertInto('authorization_codes').values(code).execute()
