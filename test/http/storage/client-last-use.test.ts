@@ -1,41 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../../src/config.js'
 import { type Client, createClientStore } from '../../../src/storage/clients.js'
-import { type Database, openDatabase } from '../../../src/storage/database.js'
-import { migrate } from '../../../src/storage/migrate.js'
-import { createTestDatabase, type TestDatabase } from '../../support/databases.js'
+import { openTestStorage, storedClient, type TestStorage } from '../../support/storage.js'
 
-let database: TestDatabase | undefined
-let opened: Database | undefined
+let storage: TestStorage | undefined
 afterEach(async () => {
-  await opened?.close()
-  await database?.drop()
-  opened = undefined
-  database = undefined
+  await storage?.close()
+  storage = undefined
 })
 
-const client: Client = {
-  clientId: 'pci_last_use',
-  kind: 'self_registered',
-  clientName: 'Last Use Tool',
-  secretDigest: undefined,
-  tokenEndpointAuthMethod: 'none',
-  applicationType: 'native',
-  redirectUris: ['http://127.0.0.1/callback'],
-  grantTypes: ['authorization_code'],
-  responseTypes: ['code'],
-  scope: undefined,
-  idTokenSignedResponseAlg: 'RS256',
-  createdAt: 1,
-  lastUsedAt: undefined,
-}
+const client = storedClient('pci_last_use', 'Last Use Tool')
 
 describe("a client's last use", () => {
   it('is written at the first use, then again only once a minute has passed', async () => {
-    database = await createTestDatabase()
-    opened = openDatabase(parseConfig({ DATABASE_URL: database.url }).database)
-    await migrate(opened)
-    const clients = createClientStore(opened.db)
+    storage = await openTestStorage()
+    const clients = createClientStore(storage.opened.db)
     await clients.insert(client)
     const lastUse = async () => (await clients.find(client.clientId))?.lastUsedAt
 

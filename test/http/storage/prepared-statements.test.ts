@@ -1,49 +1,25 @@
 import { sql } from 'kysely'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../../src/config.js'
 import { createClientStore } from '../../../src/storage/clients.js'
 import { compiledQuery } from '../../../src/storage/compiled-query.js'
-import { type Database, openDatabase } from '../../../src/storage/database.js'
-import { migrate } from '../../../src/storage/migrate.js'
-import { createTestDatabase, type TestDatabase } from '../../support/databases.js'
+import type { Database } from '../../../src/storage/database.js'
 import { needsPostgres } from '../../support/skips.js'
+import { openTestStorage, storedClient, type TestStorage } from '../../support/storage.js'
 
-let database: TestDatabase | undefined
-let opened: Database | undefined
+let storage: TestStorage | undefined
 afterEach(async () => {
-  await opened?.close()
-  await database?.drop()
-  opened = undefined
-  database = undefined
+  await storage?.close()
+  storage = undefined
 })
 
 /** One connection, so that its session's prepared statements can be read back. */
 async function openOneConnection(): Promise<{ opened: Database; url: string }> {
-  database = await createTestDatabase()
-  opened = openDatabase(parseConfig({ DATABASE_URL: database.url }).database, {
-    size: 1,
-    timeoutMs: 10_000,
-  })
-  await migrate(opened)
-  return { opened, url: database.url }
+  storage = await openTestStorage(1)
+  return storage
 }
 
-const client = {
-  clientId: 'pci_prepared',
-  kind: 'self_registered' as const,
-  clientName: 'Prepared Tool',
-  secretDigest: undefined,
-  tokenEndpointAuthMethod: 'none' as const,
-  applicationType: 'native',
-  redirectUris: ['http://127.0.0.1/callback'],
-  grantTypes: ['authorization_code'],
-  responseTypes: ['code'],
-  scope: undefined,
-  idTokenSignedResponseAlg: 'RS256' as const,
-  createdAt: 1,
-  lastUsedAt: undefined,
-}
+const client = storedClient('pci_prepared', 'Prepared Tool')
 
 async function preparedTexts(db: Database['db']): Promise<string[]> {
   const { rows } = await sql<{ statement: string }>`
