@@ -152,7 +152,7 @@ const TRANSACTION_END = /^\s*(commit|end|rollback(?!\s+to\b))\b/i
 function preparingPool(pool: pg.Pool): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>()
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    /** Names this connection runs unnamed again: their tables changed under them. */
+    /** Names this connection can no longer use (see the fallback below): sent unnamed. */
     const stale = new Set<string>()
     /** Between Kysely's `begin` and its `commit` or `rollback`. */
     let inTransaction = false
