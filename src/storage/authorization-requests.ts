@@ -3,7 +3,8 @@ import type { AuthorizationRequestTable, Db } from './schema.js'
 
 export type AuthorizationRequestRow = AuthorizationRequestTable
 
-// Compiled once: each authorization reads the request twice and writes it twice.
+// Compiled once: every authorization stores a request, then reads and consumes it at the
+// decision (and binds it to the session first when the person had to sign in).
 const requestByDigest = compiledQuery((db: Db, idDigest: string) =>
   db.selectFrom('authorization_requests').selectAll().where('id_digest', '=', idDigest),
 )
