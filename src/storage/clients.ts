@@ -1,5 +1,6 @@
 import { compiledQuery } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
+import { ReadCache } from './read-cache.js'
 import type { ClientTable, Db } from './schema.js'
 
 /** A registered client, as the protocol core sees it. */
@@ -80,12 +81,23 @@ const insertClient = compiledQuery(
     }),
 )
 
-export function createClientStore(db: Db) {
+/** Clients kept in memory at most. */
+const CLIENTS_CACHED = 10_000
+
+export function createClientStore(db: Db, dataVersion?: () => number) {
+  const cache = new ReadCache<Client>(CLIENTS_CACHED)
   return {
+    /** On SQLite a client found is kept in memory until the next write (see read-cache.ts). */
     async find(clientId: string): Promise<Client | undefined> {
       if (cannotBeStored(clientId)) return undefined
+      const version = dataVersion?.()
+      const kept = version === undefined ? undefined : cache.get(clientId, version)
+      if (kept) return kept
       const [row] = await clientById(db, clientId)
-      return row && toClient(row)
+      if (!row) return undefined
+      const client = toClient(row)
+      if (version !== undefined) cache.set(clientId, version, client)
+      return client
     },
     async insert(client: Client): Promise<void> {
       await insertClient(

@@ -25,6 +25,13 @@ export interface Database {
   ping(): Promise<boolean>
   /** How the PostgreSQL pool is used right now; undefined on SQLite. */
   poolUse(): PoolUse | undefined
+  /**
+   * A number that moves whenever data read before may have changed: at every write this
+   * process runs, and at every commit another connection (a CLI command, another process
+   * on the same file) made. Reads may be served from memory while it stays put (see
+   * read-cache.ts). Undefined on PostgreSQL, where other instances write unseen.
+   */
+  readonly dataVersion: (() => number) | undefined
   close(): Promise<void>
 }
 
@@ -45,11 +52,12 @@ const DEFAULT_POOL: DatabasePool = { size: 10, timeoutMs: 10_000 }
 
 /** Opens SQLite (WAL, created with its folder on first use) or a PostgreSQL pool. */
 export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAULT_POOL): Database {
-  const { dialect, poolUse } = createDialect(config, pool)
+  const { dialect, poolUse, dataVersion } = createDialect(config, pool)
   const db = new Kysely<Schema>({ dialect })
   return {
     db,
     dialect: config.dialect,
+    dataVersion,
     ping: async () => {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<boolean>((resolve) => {
@@ -98,11 +106,13 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`)
     sqlite.pragma('busy_timeout = 5000')
     sqlite.pragma('foreign_keys = ON')
+    const versions = trackVersions(sqlite)
     return {
       dialect: new SqliteDialect({
-        database: withStatementCache(sqlite, () => checkpointer?.terminate()),
+        database: withStatementCache(sqlite, versions.written, () => checkpointer?.terminate()),
       }),
       poolUse: () => undefined,
+      dataVersion: versions.current,
     }
   }
   // Every wait is bounded, so a database that goes away answers 503s, never hangs: a
@@ -135,6 +145,7 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
+    dataVersion: undefined,
   }
 }
 
@@ -211,21 +222,54 @@ const STATEMENT_CACHE_SIZE = 500
  */
 function withStatementCache(
   sqlite: SqliteDatabase.Database,
+  onWrite: () => void,
   onClose: () => void,
 ): KyselySqliteDatabase {
   const cache = new Map<string, SqliteDatabase.Statement>()
+  const prepare = (source: string) => {
+    let statement = cache.get(source)
+    if (statement && !statement.busy) return statement
+    statement = sqlite.prepare(source)
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+    cache.set(source, statement)
+    return statement
+  }
   return {
+    // Kysely runs each statement right after preparing it: a write is counted just before
+    // it runs, and nothing read after that can be taken for what was read before it.
     prepare(source) {
-      let statement = cache.get(source)
-      if (statement && !statement.busy) return statement
-      statement = sqlite.prepare(source)
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-      cache.set(source, statement)
+      const statement = prepare(source)
+      if (!statement.readonly) onWrite()
       return statement
     },
     close: () => {
       onClose()
       sqlite.close()
+    },
+  }
+}
+
+/**
+ * The data version of a SQLite connection (see {@link Database.dataVersion}): a count of the
+ * writes this connection ran, moved on too whenever SQLite's `data_version` says another
+ * connection committed. Only the writes that go through Kysely are counted; the connection's
+ * own pragmas (the checkpoint of the WAL's tail) change no data.
+ */
+function trackVersions(sqlite: SqliteDatabase.Database) {
+  const othersCommitted = sqlite.prepare('pragma data_version').pluck()
+  let seen = othersCommitted.get()
+  let version = 0
+  return {
+    written: () => {
+      version += 1
+    },
+    current: () => {
+      const now = othersCommitted.get()
+      if (now !== seen) {
+        seen = now
+        version += 1
+      }
+      return version
     },
   }
 }

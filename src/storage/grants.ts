@@ -8,6 +8,7 @@ import {
   storeTokens,
 } from './grant-tokens.js'
 import { cannotBeStored } from './lookup.js'
+import { ReadCache } from './read-cache.js'
 import type {
   AccessTokenTable,
   AuthorizationCodeTable,
@@ -79,6 +80,9 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .where('u.disabled_at', 'is', null),
 )
 
+/** Live access tokens kept in memory at most (a few hundred bytes each). */
+const LIVE_TOKENS_CACHED = 10_000
+
 /** Marks a code used if it was not yet; compiled once, as every code exchange starts with it. */
 const consumeCode = compiledQuery((db: Db, codeDigest: string, now: number) =>
   db
@@ -113,7 +117,12 @@ function grantWithCodeStatement(g: GrantRow, c: CodeRow) {
  * Grants and everything issued under them: codes, refresh and access tokens. A grant is one
  * person's authorization of one client; revoking it ends every code and token issued under it.
  */
-export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
+export function createGrantStore(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+  dataVersion?: () => number,
+) {
+  const liveTokens = new ReadCache<LiveAccessToken>(LIVE_TOKENS_CACHED)
   return {
     /**
      * Stores a new grant and its authorization code together: on PostgreSQL in one statement
@@ -221,15 +230,21 @@ export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
     /**
      * The access token with this digest if it is live: unexpired, its grant not revoked,
      * its person not disabled. One indexed read joining three primary keys: the hot path of
-     * every API call.
+     * every API call. On SQLite a token found live is kept in memory until the next write
+     * (see read-cache.ts): between writes, only its expiry can change what this answers.
      */
     async findLiveAccessToken(
       tokenDigest: string,
       now: number,
     ): Promise<LiveAccessToken | undefined> {
+      const version = dataVersion?.()
+      if (version !== undefined) {
+        const kept = liveTokens.get(tokenDigest, version)
+        if (kept) return kept.token.expires_at > now ? kept : undefined
+      }
       const [row] = await liveAccessToken(db, tokenDigest, now)
       if (!row) return undefined
-      return {
+      const live: LiveAccessToken = {
         token: {
           token_digest: row.token_digest,
           grant_id: row.grant_id,
@@ -253,6 +268,8 @@ export function createGrantStore(db: Db, dialect: 'sqlite' | 'postgres') {
         },
         user: toUser(row),
       }
+      if (version !== undefined) liveTokens.set(tokenDigest, version, live)
+      return live
     },
 
     /**
