@@ -1,6 +1,6 @@
 import { compiledQuery } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
-import { ReadCache } from './read-cache.js'
+import { frozen, ReadCache } from './read-cache.js'
 import type { ClientTable, Db } from './schema.js'
 
 /** A registered client, as the protocol core sees it. */
@@ -84,7 +84,7 @@ const insertClient = compiledQuery(
 /** Clients kept in memory at most. */
 const CLIENTS_CACHED = 10_000
 
-export function createClientStore(db: Db, dataVersion?: () => number) {
+export function createClientStore(db: Db, dataVersion?: () => number | undefined) {
   const cache = new ReadCache<Client>(CLIENTS_CACHED)
   return {
     /** On SQLite a client found is kept in memory until the next write (see read-cache.ts). */
@@ -96,7 +96,7 @@ export function createClientStore(db: Db, dataVersion?: () => number) {
       const [row] = await clientById(db, clientId)
       if (!row) return undefined
       const client = toClient(row)
-      if (version !== undefined) cache.set(clientId, version, client)
+      if (version !== undefined) cache.set(clientId, version, frozen(client))
       return client
     },
     async insert(client: Client): Promise<void> {

@@ -29,9 +29,11 @@ export interface Database {
    * A number that moves whenever data read before may have changed: at every write this
    * process runs, and at every commit another connection (a CLI command, another process
    * on the same file) made. Reads may be served from memory while it stays put (see
-   * read-cache.ts). Undefined on PostgreSQL, where other instances write unseen.
+   * read-cache.ts). Undefined when that cannot be known: on PostgreSQL, where other
+   * instances write unseen, and on SQLite while a transaction is open on the connection
+   * (SQLite then answers from that transaction's snapshot, blind to newer commits).
    */
-  readonly dataVersion: (() => number) | undefined
+  dataVersion(): number | undefined
   close(): Promise<void>
 }
 
@@ -145,7 +147,7 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
-    dataVersion: undefined,
+    dataVersion: () => undefined,
   }
 }
 
@@ -236,7 +238,8 @@ function withStatementCache(
   }
   return {
     // Kysely runs each statement right after preparing it: a write is counted just before
-    // it runs, and nothing read after that can be taken for what was read before it.
+    // it runs, and nothing read after that can be taken for what was read before it. (The
+    // version is only read outside transactions, see trackVersions.)
     prepare(source) {
       const statement = prepare(source)
       if (!statement.readonly) onWrite()
@@ -253,7 +256,10 @@ function withStatementCache(
  * The data version of a SQLite connection (see {@link Database.dataVersion}): a count of the
  * writes this connection ran, moved on too whenever SQLite's `data_version` says another
  * connection committed. Only the writes that go through Kysely are counted; the connection's
- * own pragmas (the checkpoint of the WAL's tail) change no data.
+ * own pragmas (the checkpoint of the WAL's tail) change no data. While a transaction is open
+ * (another request's, between two of its statements) `data_version` reads that
+ * transaction's snapshot and would miss a commit made meanwhile, so there is no version:
+ * the caller reads the database, which waits for the transaction to end.
  */
 function trackVersions(sqlite: SqliteDatabase.Database) {
   const othersCommitted = sqlite.prepare('pragma data_version').pluck()
@@ -263,7 +269,8 @@ function trackVersions(sqlite: SqliteDatabase.Database) {
     written: () => {
       version += 1
     },
-    current: () => {
+    current: (): number | undefined => {
+      if (!sqlite.open || sqlite.inTransaction) return undefined
       const now = othersCommitted.get()
       if (now !== seen) {
         seen = now

@@ -8,7 +8,7 @@ import {
   storeTokens,
 } from './grant-tokens.js'
 import { cannotBeStored } from './lookup.js'
-import { ReadCache } from './read-cache.js'
+import { frozen, ReadCache } from './read-cache.js'
 import type {
   AccessTokenTable,
   AuthorizationCodeTable,
@@ -120,7 +120,7 @@ function grantWithCodeStatement(g: GrantRow, c: CodeRow) {
 export function createGrantStore(
   db: Db,
   dialect: 'sqlite' | 'postgres',
-  dataVersion?: () => number,
+  dataVersion?: () => number | undefined,
 ) {
   const liveTokens = new ReadCache<LiveAccessToken>(LIVE_TOKENS_CACHED)
   return {
@@ -268,7 +268,7 @@ export function createGrantStore(
         },
         user: toUser(row),
       }
-      if (version !== undefined) liveTokens.set(tokenDigest, version, live)
+      if (version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
       return live
     },
 

@@ -50,3 +50,15 @@ export class ReadCache<V> {
     return this.#entries.size
   }
 }
+
+/**
+ * The value, frozen through and through (objects and arrays), as whatever a {@link ReadCache}
+ * keeps is handed to every later caller: none of them can change what the others see.
+ */
+export function frozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) frozen(inner)
+    Object.freeze(value)
+  }
+  return value
+}

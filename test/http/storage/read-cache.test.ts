@@ -133,9 +133,10 @@ describe('reads kept in memory, whatever the engine', () => {
 describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', () => {
   it('stays put across reads and moves at every write of this connection', async () => {
     storage = await openTestStorage()
-    const { db, dataVersion } = storage.opened
-    if (!dataVersion) throw new Error('SQLite has a data version')
+    const { db } = storage.opened
+    const dataVersion = () => storage?.opened.dataVersion() ?? Number.NaN
     const before = dataVersion()
+    expect(before).toBeGreaterThanOrEqual(0)
     await sql`select count(*) from users`.execute(db)
     expect(dataVersion()).toBe(before)
     await seed(db)
@@ -149,7 +150,8 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   it('moves when another connection commits: a grant revoked by another process ends the token at once', async () => {
     storage = await openTestStorage()
     await seed(storage.opened.db)
-    const grants = createGrantStore(storage.opened.db, 'sqlite', storage.opened.dataVersion)
+    const { opened } = storage
+    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
 
@@ -162,9 +164,9 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   it('moves when another connection disables the person or deletes the client', async () => {
     storage = await openTestStorage()
     await seed(storage.opened.db)
-    const { db, dataVersion } = storage.opened
-    const grants = createGrantStore(db, 'sqlite', dataVersion)
-    const clients = createClientStore(db, dataVersion)
+    const { opened } = storage
+    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    const clients = createClientStore(opened.db, () => opened.dataVersion())
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
     expect(await clients.find('pci_cache')).toBeDefined()
 
@@ -174,11 +176,75 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
     await sql`delete from clients where client_id = 'pci_cache'`.execute(other.db)
     expect(await clients.find('pci_cache')).toBeUndefined()
   })
+
+  it('is not known while a transaction is open: a commit made meanwhile is never missed', async () => {
+    storage = await openTestStorage()
+    const { opened } = storage
+    await seed(opened.db)
+    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    const clients = createClientStore(opened.db, () => opened.dataVersion())
+    expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
+    expect(await clients.find('pci_cache')).toBeDefined()
+
+    // Another request's transaction has read, and waits for something before it writes:
+    // SQLite's data_version would answer from its snapshot, blind to the commit below.
+    let proceed = () => {}
+    const waiting = new Promise<void>((resolve) => {
+      proceed = resolve
+    })
+    let hasRead = () => {}
+    const read = new Promise<void>((resolve) => {
+      hasRead = resolve
+    })
+    const transaction = opened.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('users').select('id').execute()
+      hasRead()
+      await waiting
+    })
+    await read
+    expect(opened.dataVersion()).toBeUndefined()
+    other = openDatabase(parseConfig({ DATABASE_URL: storage.url }).database)
+    await revokeGrant(other.db)
+    await sql`delete from clients where client_id = 'pci_cache'`.execute(other.db)
+
+    // Both lookups wait for the transaction, then read what the other connection committed.
+    const lookups = Promise.all([grants.findLiveAccessToken(TOKEN, T0), clients.find('pci_cache')])
+    proceed()
+    await transaction
+    expect(await lookups).toEqual([undefined, undefined])
+  })
+
+  it('keeps a value under the version taken before its read, so a write racing it is never hidden', async () => {
+    storage = await openTestStorage()
+    const { opened } = storage
+    await seed(opened.db)
+    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    // The revocation runs right after the lookup's read, before the lookup keeps its row.
+    const [raced] = await Promise.all([
+      grants.findLiveAccessToken(TOKEN, T0),
+      revokeGrant(opened.db),
+    ])
+    expect(raced).toBeDefined()
+    expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeUndefined()
+  })
+
+  it('hands out kept values frozen, so no caller can change what the next one gets', async () => {
+    storage = await openTestStorage()
+    const { opened } = storage
+    await seed(opened.db)
+    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    const clients = createClientStore(opened.db, () => opened.dataVersion())
+    const live = await grants.findLiveAccessToken(TOKEN, T0)
+    const client = await clients.find('pci_cache')
+    for (const value of [live, live?.token, live?.user, client, client?.redirectUris])
+      expect(Object.isFrozen(value)).toBe(true)
+  })
 })
 
 describe.runIf(postgresAdminUrl !== undefined)('PostgreSQL', () => {
   it('has no data version: other instances write unseen, so every read goes to the database', async () => {
     storage = await openTestStorage()
-    expect(storage.opened.dataVersion).toBeUndefined()
+    await seed(storage.opened.db)
+    expect(storage.opened.dataVersion()).toBeUndefined()
   })
 })
