@@ -1,10 +1,11 @@
-import { compiledQuery } from './compiled-query.js'
+import { compiledInsert, compiledQuery } from './compiled-query.js'
 import type { AuthorizationRequestTable, Db } from './schema.js'
 
 export type AuthorizationRequestRow = AuthorizationRequestTable
 
 // Compiled once: every authorization stores a request, then reads and consumes it at the
 // decision (and binds it to the session first when the person had to sign in).
+const insertRequest = compiledInsert('authorization_requests')
 const requestByDigest = compiledQuery((db: Db, idDigest: string) =>
   db.selectFrom('authorization_requests').selectAll().where('id_digest', '=', idDigest),
 )
@@ -30,7 +31,7 @@ const consumeRequest = compiledQuery((db: Db, idDigest: string, now: number) =>
 export function createAuthorizationRequestStore(db: Db) {
   return {
     async insert(row: AuthorizationRequestRow): Promise<void> {
-      await db.insertInto('authorization_requests').values(row).execute()
+      await insertRequest(db, row)
     },
     async find(idDigest: string): Promise<AuthorizationRequestRow | undefined> {
       const [row] = await requestByDigest(db, idDigest)

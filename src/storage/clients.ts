@@ -1,4 +1,4 @@
-import { compiledQuery } from './compiled-query.js'
+import { compiledInsert, compiledQuery } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import { frozen, ReadCache } from './read-cache.js'
 import type { ClientTable, Db } from './schema.js'
@@ -47,39 +47,7 @@ const clientById = compiledQuery((db: Db, clientId: string) =>
 )
 
 /** Compiled once: dynamic registration is open to anyone and stores a client each time. */
-const insertClient = compiledQuery(
-  (
-    db: Db,
-    clientId: string,
-    kind: ClientTable['kind'],
-    clientName: string | null,
-    secretDigest: string | null,
-    authMethod: ClientTable['token_endpoint_auth_method'],
-    applicationType: string,
-    redirectUris: string,
-    grantTypes: string,
-    responseTypes: string,
-    scope: string | null,
-    idTokenAlg: ClientTable['id_token_signed_response_alg'],
-    createdAt: number,
-    lastUsedAt: number | null,
-  ) =>
-    db.insertInto('clients').values({
-      client_id: clientId,
-      kind,
-      client_name: clientName,
-      secret_digest: secretDigest,
-      token_endpoint_auth_method: authMethod,
-      application_type: applicationType,
-      redirect_uris: redirectUris,
-      grant_types: grantTypes,
-      response_types: responseTypes,
-      scope,
-      id_token_signed_response_alg: idTokenAlg,
-      created_at: createdAt,
-      last_used_at: lastUsedAt,
-    }),
-)
+const insertClient = compiledInsert('clients')
 
 /** Clients kept in memory at most. */
 const CLIENTS_CACHED = 10_000
@@ -100,22 +68,21 @@ export function createClientStore(db: Db, dataVersion?: () => number | undefined
       return client
     },
     async insert(client: Client): Promise<void> {
-      await insertClient(
-        db,
-        client.clientId,
-        client.kind,
-        client.clientName ?? null,
-        client.secretDigest ?? null,
-        client.tokenEndpointAuthMethod,
-        client.applicationType,
-        JSON.stringify(client.redirectUris),
-        JSON.stringify(client.grantTypes),
-        JSON.stringify(client.responseTypes),
-        client.scope ?? null,
-        client.idTokenSignedResponseAlg,
-        client.createdAt,
-        client.lastUsedAt ?? null,
-      )
+      await insertClient(db, {
+        client_id: client.clientId,
+        kind: client.kind,
+        client_name: client.clientName ?? null,
+        secret_digest: client.secretDigest ?? null,
+        token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+        application_type: client.applicationType,
+        redirect_uris: JSON.stringify(client.redirectUris),
+        grant_types: JSON.stringify(client.grantTypes),
+        response_types: JSON.stringify(client.responseTypes),
+        scope: client.scope ?? null,
+        id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+        created_at: client.createdAt,
+        last_used_at: client.lastUsedAt ?? null,
+      })
     },
     /**
      * Records that the client was just used (shown to the nearest minute). A client signing

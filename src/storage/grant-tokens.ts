@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { type Client, toClient } from './clients.js'
-import { compiledQuery, preparedOnPostgres } from './compiled-query.js'
+import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
 
@@ -87,50 +87,8 @@ const rotateRefresh = compiledQuery((db: Db, digest: string, now: number) =>
     .where('rotated_at', 'is', null)
     .returning('token_digest'),
 )
-const insertAccess = compiledQuery(
-  (
-    db: Db,
-    tokenDigest: string,
-    grantId: string,
-    clientId: string,
-    userId: string,
-    scope: string,
-    audience: string,
-    createdAt: number,
-    expiresAt: number,
-  ) =>
-    db.insertInto('access_tokens').values({
-      token_digest: tokenDigest,
-      grant_id: grantId,
-      client_id: clientId,
-      user_id: userId,
-      scope,
-      audience,
-      created_at: createdAt,
-      expires_at: expiresAt,
-    }),
-)
-const insertRefresh = compiledQuery(
-  (
-    db: Db,
-    tokenDigest: string,
-    grantId: string,
-    clientId: string,
-    scope: string,
-    createdAt: number,
-    expiresAt: number,
-    rotatedAt: number | null,
-  ) =>
-    db.insertInto('refresh_tokens').values({
-      token_digest: tokenDigest,
-      grant_id: grantId,
-      client_id: clientId,
-      scope,
-      created_at: createdAt,
-      expires_at: expiresAt,
-      rotated_at: rotatedAt,
-    }),
-)
+const insertAccess = compiledInsert('access_tokens')
+const insertRefresh = compiledInsert('refresh_tokens')
 const touchGrant = compiledQuery((db: Db, grantId: string, now: number, expiry: number) =>
   db
     .updateTable('grants')
@@ -145,29 +103,8 @@ async function storeInTransaction(db: Db, write: TokenWrite): Promise<boolean> {
       const rotated = await rotateRefresh(trx, write.rotates, now)
       if (rotated.length === 0) return false
     }
-    await insertAccess(
-      trx,
-      a.token_digest,
-      a.grant_id,
-      a.client_id,
-      a.user_id,
-      a.scope,
-      a.audience,
-      a.created_at,
-      a.expires_at,
-    )
-    if (r) {
-      await insertRefresh(
-        trx,
-        r.token_digest,
-        r.grant_id,
-        r.client_id,
-        r.scope,
-        r.created_at,
-        r.expires_at,
-        r.rotated_at,
-      )
-    }
+    await insertAccess(trx, a)
+    if (r) await insertRefresh(trx, r)
     await touchGrant(trx, write.grantId, now, grantExpiry(write))
     return true
   })

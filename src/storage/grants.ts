@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Client } from './clients.js'
-import { compiledQuery, preparedOnPostgres } from './compiled-query.js'
+import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
@@ -80,6 +80,10 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .where('u.disabled_at', 'is', null),
 )
 
+// Compiled once: every authorization approved stores a grant and its code.
+const insertGrant = compiledInsert('grants')
+const insertCode = compiledInsert('authorization_codes')
+
 /** Live access tokens kept in memory at most (a few hundred bytes each). */
 const LIVE_TOKENS_CACHED = 10_000
 
@@ -137,8 +141,8 @@ export function createGrantStore(
         return
       }
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('grants').values(grant).execute()
-        await trx.insertInto('authorization_codes').values(code).execute()
+        await insertGrant(trx, grant)
+        await insertCode(trx, code)
       })
     },
 
