@@ -80,6 +80,20 @@ async function seed(db: Database['db']): Promise<void> {
 const revokeGrant = (db: Database['db']) =>
   sql`update grants set revoked_at = ${T0} where id = 'grt_cache'`.execute(db)
 
+/** A seeded SQLite database, and the grant and client stores as main.ts makes them on it. */
+async function seededStores() {
+  storage = await openTestStorage()
+  const { opened } = storage
+  await seed(opened.db)
+  const version = () => opened.dataVersion()
+  return {
+    opened,
+    url: storage.url,
+    grants: createGrantStore(opened.db, 'sqlite', version),
+    clients: createClientStore(opened.db, version),
+  }
+}
+
 describe('reads kept in memory, whatever the engine', () => {
   // The version is the test's: a write it does not announce shows whether a read was kept.
   it('serves a live token from memory while the version stays put, and reads again once it moves', async () => {
@@ -148,29 +162,22 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   })
 
   it('moves when another connection commits: a grant revoked by another process ends the token at once', async () => {
-    storage = await openTestStorage()
-    await seed(storage.opened.db)
-    const { opened } = storage
-    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    const { grants, url } = await seededStores()
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
 
     // What a CLI command does: its own connection to the same file.
-    other = openDatabase(parseConfig({ DATABASE_URL: storage.url }).database)
+    other = openDatabase(parseConfig({ DATABASE_URL: url }).database)
     await revokeGrant(other.db)
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeUndefined()
   })
 
   it('moves when another connection disables the person or deletes the client', async () => {
-    storage = await openTestStorage()
-    await seed(storage.opened.db)
-    const { opened } = storage
-    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
-    const clients = createClientStore(opened.db, () => opened.dataVersion())
+    const { grants, clients, url } = await seededStores()
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
     expect(await clients.find('pci_cache')).toBeDefined()
 
-    other = openDatabase(parseConfig({ DATABASE_URL: storage.url }).database)
+    other = openDatabase(parseConfig({ DATABASE_URL: url }).database)
     await sql`update users set disabled_at = ${T0} where id = 'usr_cache'`.execute(other.db)
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeUndefined()
     await sql`delete from clients where client_id = 'pci_cache'`.execute(other.db)
@@ -178,11 +185,7 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   })
 
   it('is not known while a transaction is open: a commit made meanwhile is never missed', async () => {
-    storage = await openTestStorage()
-    const { opened } = storage
-    await seed(opened.db)
-    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
-    const clients = createClientStore(opened.db, () => opened.dataVersion())
+    const { opened, grants, clients, url } = await seededStores()
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeDefined()
     expect(await clients.find('pci_cache')).toBeDefined()
 
@@ -203,7 +206,7 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
     })
     await read
     expect(opened.dataVersion()).toBeUndefined()
-    other = openDatabase(parseConfig({ DATABASE_URL: storage.url }).database)
+    other = openDatabase(parseConfig({ DATABASE_URL: url }).database)
     await revokeGrant(other.db)
     await sql`delete from clients where client_id = 'pci_cache'`.execute(other.db)
 
@@ -215,10 +218,7 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   })
 
   it('keeps a value under the version taken before its read, so a write racing it is never hidden', async () => {
-    storage = await openTestStorage()
-    const { opened } = storage
-    await seed(opened.db)
-    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
+    const { opened, grants } = await seededStores()
     // The revocation runs right after the lookup's read, before the lookup keeps its row.
     const [raced] = await Promise.all([
       grants.findLiveAccessToken(TOKEN, T0),
@@ -229,11 +229,7 @@ describe.skipIf(postgresAdminUrl !== undefined)('the data version of SQLite', ()
   })
 
   it('hands out kept values frozen, so no caller can change what the next one gets', async () => {
-    storage = await openTestStorage()
-    const { opened } = storage
-    await seed(opened.db)
-    const grants = createGrantStore(opened.db, 'sqlite', () => opened.dataVersion())
-    const clients = createClientStore(opened.db, () => opened.dataVersion())
+    const { grants, clients } = await seededStores()
     const live = await grants.findLiveAccessToken(TOKEN, T0)
     const client = await clients.find('pci_cache')
     for (const value of [live, live?.token, live?.user, client, client?.redirectUris])
