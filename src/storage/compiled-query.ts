@@ -100,7 +100,8 @@ const INSERT_SHAPES = 8
 
 /**
  * An insert of one row into `table`, compiled once for each list of columns it is given
- * (the row's own keys, in their order; an undefined value leaves its column out), as
+ * (the row's own keys, in their order; an undefined value leaves its column out, so the
+ * column's default applies, as with Kysely: write null for NULL), as
  * {@link compiledQuery} does for a query written out. Building and compiling a Kysely insert
  * cost more than SQLite's insert itself on the hot paths (an authorization stores a request,
  * a grant and a code; every token request stores tokens).
@@ -122,7 +123,7 @@ export function compiledInsert<T extends keyof Schema & string>(
       shapes = new Map()
       compiled.set(key, shapes)
     }
-    const shape = columns.join(',')
+    const shape = columns.join('\u0000')
     let bound = shapes.get(shape)
     if (!bound) {
       bound = compileBound(columns.length, (...placeholders) =>
