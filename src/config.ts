@@ -62,7 +62,13 @@ export interface DatabasePool {
 export interface Lifetimes {
   readonly authorizationCode: number
   readonly accessToken: number
+  /** Each refresh token's own lifetime, renewed at every rotation up to `grantMaximum`. */
   readonly refreshToken: number
+  /**
+   * The absolute lifetime of a grant, from the approval: no refresh token outlives it and no
+   * refresh succeeds after it, however often the grant was refreshed.
+   */
+  readonly grantMaximum: number
   readonly idToken: number
   readonly session: number
 }
@@ -156,6 +162,11 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
         'PORTICO_REFRESH_TOKEN_TTL',
         get('PORTICO_REFRESH_TOKEN_TTL'),
         30 * 86400,
+      ),
+      grantMaximum: parseSeconds(
+        'PORTICO_REFRESH_TOKEN_ABSOLUTE_TTL',
+        get('PORTICO_REFRESH_TOKEN_ABSOLUTE_TTL'),
+        90 * 86400,
       ),
       idToken: parseSeconds('PORTICO_ID_TOKEN_TTL', get('PORTICO_ID_TOKEN_TTL'), 3600),
       session: parseSeconds('PORTICO_SESSION_TTL', get('PORTICO_SESSION_TTL'), 12 * 3600),

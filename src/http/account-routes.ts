@@ -1,6 +1,8 @@
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { type Connection, listConnections, revokeGrants } from '../oauth/connections.js'
+import { authorityRefusal } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
+import type { User } from '../storage/users.js'
 import { accountPage, type ConnectionRow } from '../views/account-page.js'
 import { accountCsrf, currentSession, logoutCsrf, redirect, sendPage } from './browser.js'
 import type { RouteModule } from './deps.js'
@@ -11,8 +13,22 @@ function minutes(ms: number): string {
   return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`
 }
 
-function toRow(c: Connection): ConnectionRow {
+/**
+ * Why `viewer` may not revoke the connected apps of a person holding `role`, or undefined
+ * when they may: anyone their own; owners and admins other people's, under the members
+ * API's rule (an admin never touches an owner).
+ */
+function revocationRefusal(viewer: User, userId: string, role: User['role']): string | undefined {
+  if (userId === viewer.id) return undefined
+  if (!CAN_SEE_ALL.has(viewer.role)) return 'Only owners and admins can revoke other people’s connected apps.'
+  const refusal = authorityRefusal(viewer.role, role)
+  return refusal && `Not allowed: ${refusal}.`
+}
+
+function toRow(c: Connection, viewer: User): ConnectionRow {
+  const refusal = revocationRefusal(viewer, c.userId, c.userRole)
   return {
+    ...(refusal !== undefined && { refusal }),
     clientId: c.clientId,
     clientName: c.clientName ?? 'Unnamed application',
     selfRegistered: c.clientKind === 'self_registered',
@@ -46,8 +62,8 @@ export const accountRoutes: RouteModule = {
           userName: user.name,
           userEmail: user.email,
           role: user.role,
-          mine: mine.map(toRow),
-          everyone: everyone?.map(toRow),
+          mine: mine.map((c) => toRow(c, user)),
+          everyone: everyone?.map((c) => toRow(c, user)),
           csrf: accountCsrf(current.token),
           logoutCsrf: logoutCsrf(current.token),
           notice:
@@ -77,12 +93,10 @@ export const accountRoutes: RouteModule = {
         const clientId = typeof form.client_id === 'string' ? form.client_id : ''
         const userId =
           typeof form.user_id === 'string' && form.user_id !== '' ? form.user_id : user.id
-        if (userId !== user.id && !CAN_SEE_ALL.has(user.role)) {
-          throw new AuthorizePageError(
-            'Not allowed',
-            'Only owners and admins can revoke other people’s connected apps.',
-            403,
-          )
+        if (userId !== user.id) {
+          const target = CAN_SEE_ALL.has(user.role) ? await deps.users.findById(userId) : undefined
+          const refusal = revocationRefusal(user, userId, target?.role ?? 'student')
+          if (refusal) throw new AuthorizePageError('Not allowed', refusal, 403)
         }
         const ended = await revokeGrants(deps.grants, { clientId, userId }, deps.clock.now())
         deps.metrics.revoked('account_page', ended)

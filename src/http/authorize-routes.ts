@@ -389,6 +389,7 @@ async function approve(
       random: deps.random,
       codeLifetimeMs: deps.config.lifetimes.authorizationCode * 1000,
       refreshLifetimeMs: deps.config.lifetimes.refreshToken * 1000,
+      grantMaximumMs: deps.config.lifetimes.grantMaximum * 1000,
     },
     {
       params,

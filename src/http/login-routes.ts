@@ -1,6 +1,7 @@
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import { verifyPassword } from '../platform/passwords.js'
+import { isActive } from '../storage/users.js'
 import { loginPage } from '../views/login-page.js'
 import { STYLESHEET } from '../views/stylesheet.js'
 import {
@@ -130,7 +131,7 @@ export const loginRoutes: RouteModule = {
         }
         credentials = await deps.users.findCredentials(email)
         const valid = await verifyPassword(password, credentials?.passwordHash)
-        if (!valid || !credentials || credentials.user.disabledAt !== undefined) {
+        if (!valid || !credentials || !isActive(credentials.user)) {
           await Promise.all([
             deps.rateLimiter.hit(
               'login-account',

@@ -28,7 +28,7 @@ const operation = (operationId: string) => ({
   responses: {
     '200': {
       description:
-        'sub always; name, preferred_username, picture, updated_at with profile; email, email_verified with email',
+        'sub always; name, picture, updated_at with profile; email, email_verified with email',
       content: {
         'application/json': {
           schema: {
@@ -37,7 +37,6 @@ const operation = (operationId: string) => ({
             properties: {
               sub: { type: 'string' },
               name: { type: 'string' },
-              preferred_username: { type: 'string' },
               picture: { type: 'string' },
               updated_at: { type: 'integer' },
               email: { type: 'string' },

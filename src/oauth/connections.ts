@@ -8,6 +8,7 @@ export interface Connection {
   readonly userId: string
   readonly userEmail: string
   readonly userName: string
+  readonly userRole: GrantListing['userRole']
   readonly scopes: readonly string[]
   readonly grantedAt: number
   readonly lastUsedAt: number | undefined
@@ -32,6 +33,7 @@ export async function listConnections(
       userId: g.userId,
       userEmail: g.userEmail,
       userName: g.userName,
+      userRole: g.userRole,
       scopes: seen ? [...new Set([...seen.scopes, ...scopes])] : scopes,
       grantedAt: seen ? Math.min(seen.grantedAt, g.createdAt) : g.createdAt,
       lastUsedAt: Math.max(seen?.lastUsedAt ?? 0, g.lastUsedAt ?? 0) || undefined,

@@ -15,7 +15,6 @@ export const CLAIMS_SUPPORTED = [
   'nonce',
   'at_hash',
   'name',
-  'preferred_username',
   'picture',
   'updated_at',
   'email',

@@ -3,7 +3,7 @@ import { digest, secretMatches } from '../platform/crypto.js'
 import type { ClientStore } from '../storage/clients.js'
 import type { GrantStore } from '../storage/grants.js'
 import type { ResourceServerStore } from '../storage/resource-servers.js'
-import type { UserStore } from '../storage/users.js'
+import { isActive, type UserStore } from '../storage/users.js'
 import { authenticateClient } from './client-auth.js'
 import { OAuthError } from './errors.js'
 import { roleAllows } from './roles.js'
@@ -94,7 +94,7 @@ export async function introspect(
     if (!grant || grant.revoked_at !== null || !mayAsk(row.client_id, grant.resource))
       return undefined
     const user = await deps.users.findById(grant.user_id)
-    if (!user || user.disabledAt !== undefined) return undefined
+    if (!user || !isActive(user)) return undefined
     return {
       active: true,
       scope: row.scope

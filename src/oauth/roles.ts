@@ -70,3 +70,38 @@ export function roleAllows(role: Role, scope: string): boolean {
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value)
 }
+
+/** Seniority of the team roles; a learner (`student`) ranks below every one of them. */
+const RANK: Readonly<Record<Role, number>> = {
+  owner: 5,
+  admin: 4,
+  editor: 3,
+  lecturer: 2,
+  teaching_assistant: 1,
+  student: 0,
+}
+
+/** A role's seniority (0 for a learner or anything unknown). */
+export function roleRank(role: string): number {
+  return RANK[role as Role] ?? 0
+}
+
+/**
+ * Why a person with the `actor` role may not manage another person who holds `target` (or
+ * is about to be given `next`), or undefined when they may. The one rule for touching
+ * another person's account: nobody manages or grants a role above their own, and only an
+ * owner touches an owner. The members API (changing, suspending, removing a member) and the
+ * connected-apps page (revoking someone else's apps) both ask it.
+ */
+export function authorityRefusal(
+  actor: Role,
+  target: string | undefined,
+  next?: string,
+): string | undefined {
+  const mine = roleRank(actor)
+  for (const role of [target, next])
+    if (role !== undefined && roleRank(role) > mine)
+      return `a ${actor} may not manage or grant the ${role} role`
+  if (target === 'owner' && actor !== 'owner') return 'only an owner may change an owner'
+  return undefined
+}

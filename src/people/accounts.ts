@@ -1,4 +1,5 @@
 import type { AppDeps } from '../http/deps.js'
+import { revokeGrants } from '../oauth/connections.js'
 import { isRole, ROLES } from '../oauth/roles.js'
 import { checkNewPassword, hashPassword } from '../platform/passwords.js'
 import { normalizeEmail, type User } from '../storage/users.js'
@@ -60,13 +61,15 @@ export async function addAccount(
 }
 
 /**
- * Replaces an account's password and signs it out everywhere: whoever knew the old
- * password keeps no session made with it.
+ * Replaces an account's password and ends everything the old one started: every sign-in
+ * session, and every grant with its tokens (access tokens are refused at the next call,
+ * refresh tokens no longer rotate, codes not yet redeemed are refused) and its remembered
+ * consent. Whoever knew the old password keeps nothing made with it.
  *
  * @throws AccountError when the password is not acceptable or there is no such account.
  */
 export async function setAccountPassword(
-  deps: Pick<AppDeps, 'users' | 'clock' | 'database'>,
+  deps: Pick<AppDeps, 'users' | 'clock' | 'database' | 'grants'>,
   email: string,
   password: string,
 ): Promise<User> {
@@ -78,6 +81,7 @@ export async function setAccountPassword(
   const passwordHash = await hashPassword(password)
   if (!(await deps.users.setPasswordHash(email, passwordHash, deps.clock.now()))) throw missing()
   await deps.database.db.deleteFrom('sessions').where('user_id', '=', account.user.id).execute()
+  await revokeGrants(deps.grants, { userId: account.user.id }, deps.clock.now())
   return account.user
 }
 

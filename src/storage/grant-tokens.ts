@@ -3,6 +3,7 @@ import { type Client, toClient } from './clients.js'
 import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
+import { activeRow } from './users.js'
 
 /** Tokens to store under one grant, optionally replacing (rotating) a refresh token. */
 export interface TokenWrite {
@@ -14,11 +15,11 @@ export interface TokenWrite {
   readonly rotates?: string
 }
 
-/** A refresh token with its grant and whether the grant's person may still sign in. */
+/** A refresh token with its grant and whether the grant's person may act (`isActive`). */
 export interface RefreshGrant {
   readonly token: RefreshTokenTable
   readonly grant: GrantTable
-  readonly userDisabled: boolean
+  readonly userActive: boolean
 }
 
 /**
@@ -133,6 +134,7 @@ const refreshGrant = compiledQuery((db: Db, tokenDigest: string) =>
       'g.expires_at as g_expires_at',
       'g.revoked_at',
       'u.disabled_at',
+      'u.status',
     ])
     .where('r.token_digest', '=', tokenDigest),
 )
@@ -168,6 +170,7 @@ const clientWithRefreshGrant = compiledQuery((db: Db, clientId: string, tokenDig
       'g.revoked_at as g_revoked_at',
       'u.id as u_id',
       'u.disabled_at as u_disabled_at',
+      'u.status as u_status',
     ])
     .where('c.client_id', '=', clientId),
 )
@@ -200,7 +203,8 @@ export async function findClientWithRefreshGrant(
     row.g_resource === null ||
     row.g_created_at === null ||
     row.g_expires_at === null ||
-    row.u_id === null
+    row.u_id === null ||
+    row.u_status === null
   ) {
     return { client, refresh: undefined }
   }
@@ -227,12 +231,12 @@ export async function findClientWithRefreshGrant(
         expires_at: row.g_expires_at,
         revoked_at: row.g_revoked_at,
       },
-      userDisabled: row.u_disabled_at !== null,
+      userActive: activeRow({ status: row.u_status, disabled_at: row.u_disabled_at }),
     },
   }
 }
 
-/** One read: the refresh token, its grant, and whether the grant's person is disabled. */
+/** One read: the refresh token, its grant, and whether the grant's person is active. */
 export async function findRefreshGrant(
   db: Db,
   tokenDigest: string,
@@ -260,6 +264,6 @@ export async function findRefreshGrant(
       expires_at: row.g_expires_at,
       revoked_at: row.revoked_at,
     },
-    userDisabled: row.disabled_at !== null,
+    userActive: activeRow(row),
   }
 }

@@ -16,7 +16,7 @@ import type {
   GrantTable,
   RefreshTokenTable,
 } from './schema.js'
-import { toUser, USER_COLUMNS, type User } from './users.js'
+import { activeRow, toUser, USER_COLUMNS, type User } from './users.js'
 
 export type GrantRow = GrantTable
 export type CodeRow = AuthorizationCodeTable
@@ -38,6 +38,7 @@ export interface GrantListing {
   readonly userId: string
   readonly userEmail: string
   readonly userName: string
+  readonly userRole: User['role']
   readonly scope: string
   readonly resource: string
   readonly createdAt: number
@@ -77,6 +78,7 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .where('t.token_digest', '=', tokenDigest)
     .where('t.expires_at', '>', now)
     .where('g.revoked_at', 'is', null)
+    .where('u.status', '=', 'active')
     .where('u.disabled_at', 'is', null),
 )
 
@@ -161,6 +163,22 @@ export function createGrantStore(
       return used ? { status: 'replayed', code: used } : { status: 'unknown' }
     },
 
+    /**
+     * What stands in the way of a grant's use right now: its revocation, or its person no
+     * longer active (`isActive`); undefined when nothing does. A code's redemption asks,
+     * as the code was approved a moment before.
+     */
+    async grantObstacle(grantId: string): Promise<'grant_revoked' | 'user_inactive' | undefined> {
+      const row = await db
+        .selectFrom('grants as g')
+        .innerJoin('users as u', 'u.id', 'g.user_id')
+        .select(['g.revoked_at', 'u.status', 'u.disabled_at'])
+        .where('g.id', '=', grantId)
+        .executeTakeFirst()
+      if (!row || row.revoked_at !== null) return 'grant_revoked'
+      return activeRow(row) ? undefined : 'user_inactive'
+    },
+
     async findGrant(id: string): Promise<GrantRow | undefined> {
       return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -180,9 +198,24 @@ export function createGrantStore(
       return storeTokens(db, dialect, { grantId, access, refresh, now, rotates })
     },
 
-    /** Ends a grant and deletes every token issued under it; idempotent. */
+    /**
+     * Ends a grant and deletes every token issued under it, and forgets the consent its
+     * person remembered for its client: a revoked app stays revoked, its next authorization
+     * request asks the person again. Idempotent.
+     */
     async revokeGrant(grantId: string, now: number): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        const owner = await trx
+          .selectFrom('grants')
+          .select(['user_id', 'client_id'])
+          .where('id', '=', grantId)
+          .executeTakeFirst()
+        if (owner)
+          await trx
+            .deleteFrom('consents')
+            .where('user_id', '=', owner.user_id)
+            .where('client_id', '=', owner.client_id)
+            .execute()
         await trx
           .updateTable('grants')
           .set({ revoked_at: now })
@@ -233,7 +266,7 @@ export function createGrantStore(
 
     /**
      * The access token with this digest if it is live: unexpired, its grant not revoked,
-     * its person not disabled. One indexed read joining three primary keys: the hot path of
+     * its person active. One indexed read joining three primary keys: the hot path of
      * every API call. On SQLite a token found live is kept in memory until the next write
      * (see read-cache.ts): between writes, only its expiry can change what this answers.
      */
@@ -297,6 +330,7 @@ export function createGrantStore(
           'c.kind',
           'u.email',
           'u.name',
+          'u.role',
         ])
         .where('g.revoked_at', 'is', null)
         .where('g.expires_at', '>', now)
@@ -312,6 +346,7 @@ export function createGrantStore(
         userId: r.user_id,
         userEmail: r.email,
         userName: r.name,
+        userRole: r.role,
         scope: r.scope,
         resource: r.resource,
         createdAt: r.created_at,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import type { ColumnType, Kysely } from 'kysely'
 import type { CommerceTables } from './tables/commerce.js'
 import type { CommunityTables } from './tables/community.js'
 import type { EventTables } from './tables/events.js'
@@ -34,7 +34,7 @@ export interface Schema
   students: StudentTable
   enrollments: EnrollmentTable
   lesson_progress: { enrollment_id: string; lesson_id: string; completed_at: number }
-  users: UserTable
+  users: UserTable & UserStatusColumn
   sessions: {
     id_digest: string
     user_id: string
@@ -118,6 +118,15 @@ export interface UserTeamColumns {
   status: 'active' | 'invited' | 'suspended'
   invited_at: number | null
   invited_by: string | null
+}
+
+/**
+ * `users.status` as the storage layer reads it: only an `active` person who is not disabled
+ * signs in, redeems a code, refreshes or holds a live token (see `isActive` in users.ts).
+ * Optional on insert, where it defaults to `active`.
+ */
+export interface UserStatusColumn {
+  status: ColumnType<UserTeamColumns['status'], UserTeamColumns['status'] | undefined, UserTeamColumns['status']>
 }
 
 export interface AuthorizationRequestTable {

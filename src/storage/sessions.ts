@@ -19,6 +19,7 @@ const liveSession = compiledQuery((db: Db, idDigest: string, now: number) =>
     .select(['sessions.id_digest', 'sessions.auth_time', 'sessions.expires_at'])
     .where('sessions.id_digest', '=', idDigest)
     .where('sessions.expires_at', '>', now)
+    .where('users.status', '=', 'active')
     .where('users.disabled_at', 'is', null),
 )
 
@@ -43,7 +44,7 @@ export function createSessionStore(db: Db) {
         })
         .execute()
     },
-    /** The live session with this digest, with its (enabled) user. */
+    /** The live session with this digest, with its user, who is active (see `isActive`). */
     async find(idDigest: string, now: number): Promise<Session | undefined> {
       const [row] = await liveSession(db, idDigest, now)
       if (!row) return undefined

@@ -1,5 +1,5 @@
 import { cannotBeStored } from './lookup.js'
-import type { Db, UserTable } from './schema.js'
+import type { Db, UserTable, UserTeamColumns } from './schema.js'
 
 /** A person who can sign in. */
 export interface User {
@@ -15,6 +15,24 @@ export interface User {
   readonly createdAt: number
   readonly updatedAt: number
   readonly disabledAt: number | undefined
+  /** `invited` until an owner or admin activates the account; `suspended` goes with `disabledAt`. */
+  readonly status: UserTeamColumns['status']
+}
+
+/**
+ * Whether the person may act now: sign in, redeem a code, refresh, call with a token. Only
+ * an `active` account that is not disabled does; an invitation never accepted, a suspension,
+ * or a suspended account set back to `invited` all stay out until an owner or admin sets the
+ * status back to `active`. The storage reads that join a person (sessions, live access
+ * tokens, refresh grants) apply the same rule in SQL, on the same two columns.
+ */
+export function isActive(user: Pick<User, 'status' | 'disabledAt'>): boolean {
+  return user.status === 'active' && user.disabledAt === undefined
+}
+
+/** {@link isActive} as the columns of a joined `users` row (the SQL filters test the same). */
+export function activeRow(row: { status: string; disabled_at: number | null }): boolean {
+  return row.status === 'active' && row.disabled_at === null
 }
 
 /**
@@ -34,9 +52,12 @@ export const USER_COLUMNS = [
   'created_at',
   'updated_at',
   'disabled_at',
+  'status',
 ] as const
 
-export function toUser(row: Pick<UserTable, (typeof USER_COLUMNS)[number]>): User {
+export function toUser(
+  row: Pick<UserTable & Pick<UserTeamColumns, 'status'>, (typeof USER_COLUMNS)[number]>,
+): User {
   return {
     id: row.id,
     email: row.email,
@@ -52,6 +73,7 @@ export function toUser(row: Pick<UserTable, (typeof USER_COLUMNS)[number]>): Use
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     disabledAt: row.disabled_at ?? undefined,
+    status: row.status,
   }
 }
 
@@ -112,7 +134,7 @@ export function createUserStore(db: Db) {
         disabled_at: null,
       }
       await db.insertInto('users').values(row).execute()
-      return toUser(row)
+      return toUser({ ...row, status: 'active' })
     },
     /** Sets a new password hash; false when no such account. */
     async setPasswordHash(email: string, passwordHash: string, now: number): Promise<boolean> {

@@ -11,6 +11,8 @@ export interface ConnectionRow {
   readonly scopes: readonly string[]
   readonly grantedAt: string
   readonly lastUsed: string
+  /** Whether the viewer may revoke it; if not, why not (shown instead of the button). */
+  readonly refusal?: string
 }
 
 export interface AccountPageModel {
@@ -37,9 +39,13 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
 <td>${r.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td>${r.grantedAt}</td>
 <td>${r.lastUsed}</td>
-<td><form method="post" action="/account/connections/revoke">
+<td>${
+      r.refusal
+        ? html`<span class="muted">${r.refusal}</span>`
+        : html`<form method="post" action="/account/connections/revoke">
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${r.clientId}"><input type="hidden" name="user_id" value="${r.userId}">
-<button type="submit" aria-label="Revoke access of ${r.clientName}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form></td>
+<button type="submit" aria-label="Revoke access of ${r.clientName}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form>`
+    }</td>
 </tr>`,
   )}</tbody></table>`
 }

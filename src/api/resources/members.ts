@@ -1,5 +1,5 @@
 import { ProblemError } from '../../http/problem.js'
-import { type Role, roleAllows } from '../../oauth/roles.js'
+import { authorityRefusal, type Role, roleAllows, roleRank } from '../../oauth/roles.js'
 import { ALL_SCOPES } from '../../oauth/scopes.js'
 import { hashPassword } from '../../platform/passwords.js'
 import { conflict } from '../conventions.js'
@@ -7,13 +7,6 @@ import { email, enumeration, instant, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 
 const TEAM: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant']
-const RANK: Readonly<Record<string, number>> = {
-  owner: 5,
-  admin: 4,
-  editor: 3,
-  lecturer: 2,
-  teaching_assistant: 1,
-}
 
 const forbidden = (detail: string) =>
   new ProblemError(403, { code: 'forbidden_role', title: 'Forbidden', detail })
@@ -24,7 +17,8 @@ async function keepAnOwner(context: ResourceContext, leaving: string): Promise<v
     .selectFrom('users')
     .select('id')
     .where('role', '=', 'owner')
-    .where('status', '<>', 'suspended')
+    .where('status', '=', 'active')
+    .where('disabled_at', 'is', null)
     .where('id', '<>', leaving)
     .limit(1)
     .executeTakeFirst()
@@ -33,12 +27,12 @@ async function keepAnOwner(context: ResourceContext, leaving: string): Promise<v
 
 /** What the caller may do to a member holding `current` (or about to hold `next`). */
 function checkAuthority(context: ResourceContext, current: string | undefined, next: unknown) {
-  const mine = RANK[context.caller.user.role] ?? 0
-  for (const role of [current, next])
-    if (typeof role === 'string' && (RANK[role] ?? 0) > mine)
-      throw forbidden(`a ${context.caller.user.role} may not manage or grant the ${role} role`)
-  if (current === 'owner' && context.caller.user.role !== 'owner')
-    throw forbidden('only an owner may change an owner')
+  const refusal = authorityRefusal(
+    context.caller.user.role,
+    current,
+    typeof next === 'string' ? next : undefined,
+  )
+  if (refusal) throw forbidden(refusal)
 }
 
 /**
@@ -85,14 +79,16 @@ export const members = defineResource({
     const role = values.role
     if (role !== undefined && role !== existing.role) {
       checkAuthority(context, existing.role as string, role)
-      if (self && (RANK[role as string] ?? 0) > (RANK[existing.role as string] ?? 0))
+      if (self && roleRank(role as string) > roleRank(existing.role as string))
         throw forbidden('nobody raises their own role')
       if (existing.role === 'owner') await keepAnOwner(context, existing.id as string)
     } else checkAuthority(context, existing.role as string, undefined)
-    if (values.status === 'suspended') {
-      if (existing.role === 'owner') await keepAnOwner(context, existing.id as string)
-      values.disabled_at = context.now
-    } else if (values.status !== undefined) values.disabled_at = null
+    if (values.status !== undefined && values.status !== 'active' && existing.role === 'owner')
+      await keepAnOwner(context, existing.id as string)
+    if (values.status === 'suspended') values.disabled_at = context.now
+    else if (values.status === 'active') values.disabled_at = null
+    // Set back to `invited`, a suspended person stays disabled: only `active`, set by an
+    // owner or admin, lets them sign in again (see isActive in storage/users.ts).
   },
   async remove(context, row) {
     checkAuthority(context, row.role as string, undefined)
@@ -107,6 +103,10 @@ export const members = defineResource({
       .set({ revoked_at: context.now })
       .where('user_id', '=', row.id as string)
       .where('revoked_at', 'is', null)
+      .execute()
+    await context.db
+      .deleteFrom('consents')
+      .where('user_id', '=', row.id as string)
       .execute()
   },
 })

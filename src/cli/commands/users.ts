@@ -39,7 +39,7 @@ export async function usersSetPassword(args: Args, config: Config): Promise<numb
   const deps = await prepare(config, { logger: quietLogger() })
   try {
     const user = await setAccountPassword(deps, email, password)
-    console.log(`new password set for ${user.email}; their sessions are signed out`)
+    console.log(`new password set for ${user.email}; every session and every grant they held has ended`)
     return 0
   } catch (error) {
     return reportAccountError(error)

@@ -8,6 +8,8 @@ export interface IssueCodeDeps {
   readonly random: Random
   readonly codeLifetimeMs: number
   readonly refreshLifetimeMs: number
+  /** The grant's absolute lifetime (`PORTICO_REFRESH_TOKEN_ABSOLUTE_TTL`). */
+  readonly grantMaximumMs: number
 }
 
 /**
@@ -38,7 +40,9 @@ export async function issueCode(
       resource: params.resource,
       created_at: now,
       last_used_at: null,
-      expires_at: now + Math.max(deps.codeLifetimeMs, deps.refreshLifetimeMs),
+      expires_at:
+        now +
+        Math.max(deps.codeLifetimeMs, Math.min(deps.refreshLifetimeMs, deps.grantMaximumMs)),
       revoked_at: null,
     },
     {

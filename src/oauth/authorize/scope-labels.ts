@@ -1,15 +1,12 @@
 import type { ScopeLine } from '../../views/consent-page.js'
+import { IDENTITY_SCOPES, isIdentityScope } from '../identity-claims.js'
 
-const IDENTITY: Record<string, string> = {
-  openid: 'Confirm that it is you (your account identifier)',
-  profile: 'Your name and profile picture',
-  email: 'Your e-mail address',
-}
-
-/** Plain-language line for a scope, as the consent page shows it. */
+/**
+ * Plain-language line for a scope, as the consent page shows it. An identity scope's words
+ * are those of the table its claims come from (identity-claims.ts).
+ */
 export function describeScope(scope: string): ScopeLine {
-  const identity = IDENTITY[scope]
-  if (identity) return { scope, label: identity }
+  if (isIdentityScope(scope)) return { scope, label: IDENTITY_SCOPES[scope].label }
   const [resource = '', access] = scope.split(':')
   const noun =
     resource === 'account'
@@ -27,7 +24,7 @@ export function groupScopes(scopes: readonly string[]): {
   const groups = { identity: [] as ScopeLine[], read: [] as ScopeLine[], write: [] as ScopeLine[] }
   for (const scope of scopes) {
     const line = describeScope(scope)
-    if (scope in IDENTITY) groups.identity.push(line)
+    if (isIdentityScope(scope)) groups.identity.push(line)
     else if (scope.endsWith(':write')) groups.write.push(line)
     else groups.read.push(line)
   }

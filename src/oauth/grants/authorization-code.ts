@@ -41,6 +41,14 @@ export const authorizationCodeGrant: GrantHandler = {
       )
     }
     if (mismatch) throw refused(mismatch)
+    // Checked at redemption, not only at approval: a person suspended (or set back to
+    // invited), or whose grants ended (a new password, a revocation), between the two gets
+    // no tokens and no ID token from a code approved before.
+    const obstacle = await deps.grants.grantObstacle(row.grant_id)
+    if (obstacle) {
+      await deps.grants.revokeGrant(row.grant_id, now)
+      throw refused(obstacle)
+    }
 
     if (params.resource !== undefined) {
       const audience = await resolveResource(
@@ -56,6 +64,8 @@ export const authorizationCodeGrant: GrantHandler = {
     const issued = await issueTokens(deps, {
       client,
       grantId: row.grant_id,
+      // The grant and its code are stored together, at the approval (issue-code.ts).
+      grantCreatedAt: row.created_at,
       userId: row.user_id,
       scope: row.scope,
       refreshScope: row.scope,

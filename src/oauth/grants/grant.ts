@@ -59,7 +59,7 @@ export type RefusalReason =
   | 'refresh_token_reused'
   | 'refresh_token_concurrent'
   | 'grant_revoked'
-  | 'user_disabled'
+  | 'user_inactive'
 
 /** `invalid_grant` (RFC 6749 §5.2) carrying the exact reason for the log. */
 export class GrantRefused extends OAuthError {

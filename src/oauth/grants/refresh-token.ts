@@ -2,7 +2,7 @@ import { digest } from '../../platform/crypto.js'
 import { OAuthError } from '../errors.js'
 import { resolveResource } from '../resource.js'
 import { parseScope } from '../scopes.js'
-import { issueTokens } from '../tokens/issue-tokens.js'
+import { grantEnd, issueTokens } from '../tokens/issue-tokens.js'
 import { type GrantHandler, GrantRefused, type RefusalReason, requireParam } from './grant.js'
 
 /**
@@ -38,8 +38,13 @@ export const refreshTokenGrant: GrantHandler = {
       await deps.grants.revokeGrant(grant.id, now)
       throw refused('refresh_token_reused')
     }
-    if (token.expires_at <= now || grant.expires_at <= now) throw refused('refresh_token_expired')
-    if (found.userDisabled) throw refused('user_disabled')
+    if (
+      token.expires_at <= now ||
+      grant.expires_at <= now ||
+      grantEnd(grant.created_at, deps.config.lifetimes) <= now
+    )
+      throw refused('refresh_token_expired')
+    if (!found.userActive) throw refused('user_inactive')
 
     const scope = narrowScope(token.scope, params.scope)
     if (params.resource !== undefined) {
@@ -56,6 +61,7 @@ export const refreshTokenGrant: GrantHandler = {
     const issued = await issueTokens(deps, {
       client,
       grantId: grant.id,
+      grantCreatedAt: grant.created_at,
       userId: grant.user_id,
       scope,
       // RFC 6749 §6: a narrower request narrows the access token, never the refresh token.

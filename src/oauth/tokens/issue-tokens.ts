@@ -17,6 +17,8 @@ export interface IssuedTokens {
 export interface IssueInput {
   readonly client: Client
   readonly grantId: string
+  /** When the grant was approved: no refresh token outlives its absolute lifetime. */
+  readonly grantCreatedAt: number
   readonly userId: string
   /** The access token's scope. */
   readonly scope: string
@@ -28,6 +30,17 @@ export interface IssueInput {
   readonly idToken?: { readonly authTime: number; readonly nonce: string | undefined }
   /** Digest of the refresh token this issuance replaces. */
   readonly rotates?: string
+}
+
+/**
+ * When a grant approved at `createdAt` ends for good (`PORTICO_REFRESH_TOKEN_ABSOLUTE_TTL`):
+ * rotation renews a refresh token's own lifetime, never beyond this.
+ */
+export function grantEnd(
+  createdAt: number,
+  lifetimes: Pick<TokenDeps['config']['lifetimes'], 'grantMaximum'>,
+): number {
+  return createdAt + lifetimes.grantMaximum * 1000
 }
 
 /**
@@ -70,7 +83,10 @@ export async function issueTokens(
             client_id: client.clientId,
             scope: input.refreshScope,
             created_at: now,
-            expires_at: now + lifetimes.refreshToken * 1000,
+            expires_at: Math.min(
+              now + lifetimes.refreshToken * 1000,
+              grantEnd(input.grantCreatedAt, lifetimes),
+            ),
             rotated_at: null,
           },
       now,

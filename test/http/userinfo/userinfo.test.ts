@@ -25,12 +25,11 @@ describe('userinfo claims by scope', () => {
     expect(await readJson(response)).toEqual({ sub: user.id })
   })
 
-  it('adds name, preferred_username and updated_at with profile, and picture when there is an avatar', async () => {
+  it('adds name and updated_at with profile (never the e-mail address), and picture when there is an avatar', async () => {
     const { tokens, user } = await issueTestTokens(server, { scope: 'openid profile' })
     expect(await readJson(await getUserinfo(server, tokens.access_token))).toEqual({
       sub: user.id,
       name: user.name,
-      preferred_username: user.email,
       updated_at: Math.floor(user.updatedAt / 1000),
     })
     const avatar = 'https://cdn.example/avatars/1.png'
