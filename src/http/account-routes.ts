@@ -20,7 +20,8 @@ function minutes(ms: number): string {
  */
 function revocationRefusal(viewer: User, userId: string, role: User['role']): string | undefined {
   if (userId === viewer.id) return undefined
-  if (!CAN_SEE_ALL.has(viewer.role)) return 'Only owners and admins can revoke other people’s connected apps.'
+  if (!CAN_SEE_ALL.has(viewer.role))
+    return 'Only owners and admins can revoke other people’s connected apps.'
   const refusal = authorityRefusal(viewer.role, role)
   return refusal && `Not allowed: ${refusal}.`
 }

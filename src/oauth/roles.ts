@@ -101,7 +101,7 @@ export function authorityRefusal(
   const mine = roleRank(actor)
   for (const role of [target, next])
     if (role !== undefined && roleRank(role) > mine)
-      return `a ${actor} may not manage or grant the ${role} role`
+      return `${/^[aeiou]/.test(actor) ? 'an' : 'a'} ${actor.replaceAll('_', ' ')} may not manage or grant the ${role.replaceAll('_', ' ')} role`
   if (target === 'owner' && actor !== 'owner') return 'only an owner may change an owner'
   return undefined
 }

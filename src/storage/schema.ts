@@ -126,7 +126,11 @@ export interface UserTeamColumns {
  * Optional on insert, where it defaults to `active`.
  */
 export interface UserStatusColumn {
-  status: ColumnType<UserTeamColumns['status'], UserTeamColumns['status'] | undefined, UserTeamColumns['status']>
+  status: ColumnType<
+    UserTeamColumns['status'],
+    UserTeamColumns['status'] | undefined,
+    UserTeamColumns['status']
+  >
 }
 
 export interface AuthorizationRequestTable {

@@ -39,7 +39,9 @@ export async function usersSetPassword(args: Args, config: Config): Promise<numb
   const deps = await prepare(config, { logger: quietLogger() })
   try {
     const user = await setAccountPassword(deps, email, password)
-    console.log(`new password set for ${user.email}; every session and every grant they held has ended`)
+    console.log(
+      `new password set for ${user.email}; every session and every grant they held has ended`,
+    )
     return 0
   } catch (error) {
     return reportAccountError(error)

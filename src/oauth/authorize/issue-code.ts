@@ -41,8 +41,7 @@ export async function issueCode(
       created_at: now,
       last_used_at: null,
       expires_at:
-        now +
-        Math.max(deps.codeLifetimeMs, Math.min(deps.refreshLifetimeMs, deps.grantMaximumMs)),
+        now + Math.max(deps.codeLifetimeMs, Math.min(deps.refreshLifetimeMs, deps.grantMaximumMs)),
       revoked_at: null,
     },
     {
