@@ -142,7 +142,7 @@ describe('the consent page lists the scopes in plain language, grouped', () => {
     })
     expect(group(page, 'identity')).toEqual([
       'Confirm that it is you (your account identifier) openid',
-      'Your name and profile picture profile',
+      'Your name, your profile picture, and when you last changed your profile profile',
       'Your e-mail address email',
     ])
     expect(group(page, 'read')).toEqual([
