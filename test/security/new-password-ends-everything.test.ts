@@ -9,7 +9,13 @@ import {
   signedInBrowser,
 } from '../http/authorize/support.js'
 import { runCli } from '../support/cli.js'
-import { authorizePath, createPerson, createPkce, registerTestClient } from '../support/flow.js'
+import {
+  authorizePath,
+  createPerson,
+  createPkce,
+  registerTestClient,
+  runAuthorization,
+} from '../support/flow.js'
 import {
   codeFields,
   createTestClock,
@@ -18,7 +24,15 @@ import {
   refreshFields,
 } from '../support/grants.js'
 import { readJson } from '../support/http.js'
+import {
+  apiStatus,
+  exchangeCode,
+  type Instances,
+  refresh,
+  startInstances,
+} from '../support/instances.js'
 import { startTestServer, type TestServer } from '../support/server.js'
+import { needsPostgres } from '../support/skips.js'
 import {
   ACCOUNT,
   callApi,
@@ -170,6 +184,43 @@ describe('a grant cannot slide forward for ever: refresh tokens have an absolute
       expect((await readJson(outside)).error).toBe('invalid_grant')
     } finally {
       await server.close()
+    }
+  })
+})
+
+describe.skipIf(
+  needsPostgres('a new password on several instances (test/security/new-password-ends-everything)'),
+)('a new password ends everything on every instance of one PostgreSQL', () => {
+  let cluster: Instances
+  beforeAll(async () => {
+    cluster = await startInstances(2)
+  })
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  it('tokens used on both instances are refused on both at the next call, and do not refresh', async () => {
+    const victim = await cluster.person('editor')
+    const client = await registerTestClient(cluster.at(0))
+    const flow = await runAuthorization(cluster.at(0), client, victim, {
+      extra: { scope: 'account:read' },
+    })
+    const response = await exchangeCode(cluster.at(0), client, flow)
+    expect(response.status).toBe(200)
+    const tokens = await readJson(response)
+    for (const at of [0, 1]) expect(await apiStatus(cluster.at(at), tokens.access_token)).toBe(200)
+
+    const result = await runCli(
+      ['users', 'set-password', '--email', victim.email, '--password-stdin'],
+      cluster.env,
+      'a brand new passphrase',
+    )
+    expect(result.code, result.stderr).toBe(0)
+
+    for (const at of [0, 1]) {
+      expect(await apiStatus(cluster.at(at), tokens.access_token)).toBe(401)
+      const refreshed = await refresh(cluster.at(at), client, tokens.refresh_token)
+      expect(refreshed.status).toBe(400)
     }
   })
 })
