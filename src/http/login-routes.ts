@@ -61,6 +61,7 @@ export const loginRoutes: RouteModule = {
           csrf: loginCsrf(browser),
           request: pending?.id,
           clientName: pending?.clientName,
+          selfRegistered: pending?.selfRegistered,
           email: pending?.loginHint,
         }),
       )
@@ -93,6 +94,7 @@ export const loginRoutes: RouteModule = {
             csrf: loginCsrf(browser),
             request: pending?.id,
             clientName: pending?.clientName,
+            selfRegistered: pending?.selfRegistered,
             email,
             error,
           }),
@@ -201,7 +203,13 @@ async function pendingRequest(
   deps: AppDeps,
   id: string | undefined,
 ): Promise<
-  { id: string; clientName: string | undefined; loginHint: string | undefined } | undefined
+  | {
+      id: string
+      clientName: string | undefined
+      selfRegistered: boolean
+      loginHint: string | undefined
+    }
+  | undefined
 > {
   if (!id || !REQUEST_ID.test(id)) return undefined
   const row = await deps.authorizationRequests.find(digest(id))
@@ -211,6 +219,7 @@ async function pendingRequest(
   return {
     id,
     clientName: client?.clientName ?? 'An unnamed application',
+    selfRegistered: client?.kind === 'self_registered',
     loginHint: params.loginHint,
   }
 }

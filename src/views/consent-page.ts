@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from './html.js'
 import { layout } from './layout.js'
+import { unverifiedToolWarning } from './unverified-tool-warning.js'
 
 export interface ScopeLine {
   readonly scope: string
@@ -42,7 +43,7 @@ export function consentPage(m: ConsentPageModel): string {
 <h1><span class="client-name">${m.clientName ?? 'An unnamed application'}</span> wants access to your account</h1>
 ${
   m.selfRegistered
-    ? html`<p class="warning" role="note"><strong>Unverified tool.</strong> This application registered itself; nobody at ${m.school} has reviewed it. Approve only if you started it yourself.</p>`
+    ? unverifiedToolWarning(m.school)
     : html`<p class="muted">An integration registered by ${m.school}.</p>`
 }
 <p>If you approve, the answer is sent to <code class="destination">${m.destination}</code>.</p>

@@ -1,5 +1,6 @@
 import { html } from './html.js'
 import { layout } from './layout.js'
+import { unverifiedToolWarning } from './unverified-tool-warning.js'
 
 export interface LoginPageModel {
   readonly school: string
@@ -8,6 +9,8 @@ export interface LoginPageModel {
   readonly request?: string
   /** Which application asked, when signing in for one. */
   readonly clientName?: string
+  /** True when that application registered itself: the unverified-tool warning is shown. */
+  readonly selfRegistered?: boolean
   readonly email?: string
   readonly error?: string
 }
@@ -19,6 +22,7 @@ export function loginPage(model: LoginPageModel): string {
     body: html`<section class="card">
 <h1>Sign in</h1>
 ${model.clientName ? html`<p><strong>${model.clientName}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
+${model.clientName && model.selfRegistered ? unverifiedToolWarning(model.school) : ''}
 ${model.error ? html`<p class="error" role="alert" id="login-error">${model.error}</p>` : ''}
 <form method="post" action="/login" ${model.error ? html`aria-describedby="login-error"` : ''}>
 <input type="hidden" name="csrf" value="${model.csrf}">

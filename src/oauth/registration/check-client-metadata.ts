@@ -1,6 +1,7 @@
 import { OAuthError } from '../errors.js'
 import { isKnownScope, parseScope } from '../scopes.js'
 import { isAllowedLoopbackUri, LOOPBACK_RULE, type LoopbackOptions } from './check-redirect-uri.js'
+import { hiddenCharacter } from './display-text.js'
 
 /** The client metadata Portico honours (RFC 7591 §2), validated and with defaults applied. */
 export interface ClientMetadata {
@@ -132,10 +133,12 @@ function clientName(input: Record<string, unknown>): string | undefined {
   if (name === '') throw invalid('client_name must not be blank')
   if ([...name].length > MAX_NAME_LENGTH)
     throw invalid(`client_name must be at most ${MAX_NAME_LENGTH} characters`)
-  // Control characters and bidirectional overrides could disguise the name on the consent page.
-  if (/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(name)) {
-    throw invalid('client_name must not contain control or bidirectional formatting characters')
-  }
+  // Control, format (bidi, zero-width) and separator characters could disguise the name.
+  const hidden = hiddenCharacter(name)
+  if (hidden)
+    throw invalid(
+      `client_name must not contain invisible or formatting characters (found ${hidden})`,
+    )
   return name
 }
 

@@ -5,6 +5,7 @@ import type { Client, ClientStore } from '../../storage/clients.js'
 import { OAuthError } from '../errors.js'
 import type { ClientMetadata } from './check-client-metadata.js'
 import { INTEGRATION_RULE, isAllowedIntegrationUri } from './check-redirect-uri.js'
+import { hiddenCharacter } from './display-text.js'
 
 export interface RegistrationDeps {
   readonly clients: ClientStore
@@ -40,6 +41,12 @@ export async function createIntegration(
   const name = input.name.trim()
   if (name === '' || name.length > 100)
     throw new OAuthError('invalid_client_metadata', 'the name must be 1-100 characters')
+  const hidden = hiddenCharacter(name)
+  if (hidden)
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `the name must not contain invisible or formatting characters (found ${hidden})`,
+    )
   if (input.redirectUris.length === 0)
     throw new OAuthError('invalid_redirect_uri', 'at least one redirect URI is required')
   for (const uri of input.redirectUris) {
