@@ -1,7 +1,8 @@
 import type { FieldError } from '../conventions.js'
-import { enumeration, type Field, text, url } from '../framework/fields.js'
+import { checkStorable, enumeration, type Field, fail, text, url } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { findCssProblem } from './custom-css.js'
 
 const hex = (fallback: string) =>
   text({
@@ -49,19 +50,20 @@ function checkNavigation(value: unknown, path: string, errors: FieldError[]): un
   })
 }
 
-/** CSS is rendered into every page: no imports, no script URLs, no escaping the style element. */
+/** CSS is rendered into every page: checked token by token (see custom-css.ts). */
 function checkCss(value: unknown, path: string, errors: FieldError[]): unknown {
-  const css = typeof value === 'string' ? value : undefined
-  if (css === undefined || css.length > 20_000)
-    errors.push({ field: path, code: 'type', message: `${path} must be a string of at most 20 KB` })
-  else if (/<\/?style|@import|javascript:|expression\s*\(|behavior\s*:/i.test(css))
-    errors.push({
-      field: path,
-      code: 'unsafe',
-      message: `${path} may not contain imports, scripts or tags`,
-    })
-  else return css
-  return undefined
+  if (typeof value !== 'string' || value.length > 20_000)
+    return fail(errors, path, 'type', `${path} must be a string of at most 20 KB`)
+  if (!checkStorable(value, path, errors)) return undefined
+  const problem = findCssProblem(value)
+  if (problem)
+    return fail(
+      errors,
+      path,
+      'unsafe',
+      `${path} ${problem.message}${problem.line === undefined ? '' : ` (line ${problem.line})`}`,
+    )
+  return value
 }
 
 /** The theme (DOMAIN.md §4.3.9): public except custom_css; reset restores the defaults. */
