@@ -79,6 +79,13 @@ const htmlPayloads = () => [
   '<p title="</p><img src=x onerror=fetch(\'/hit/attr-breakout\')>">x</p>',
 ]
 
+/** Evaluated in the page: the body's elements that can run or load something. */
+const LIVE_ELEMENTS = `[...document.body.querySelectorAll('*')]
+  .filter((e) =>
+    /^(script|iframe|frame|object|embed|link|style|meta|base|form)$/i.test(e.tagName) ||
+    [...e.attributes].some((a) => /^on/i.test(a.name) || /^\\s*(javascript|data|vbscript):/i.test(a.value)))
+  .map((e) => e.outerHTML)`
+
 interface Rendered {
   readonly dialogs: string[]
   readonly hits: string[]
@@ -103,17 +110,7 @@ async function render(body: string, css = '', expected?: string): Promise<Render
     await page.goto(`${origin}/site`, { waitUntil: 'load' })
     await page.locator('#end').waitFor()
     if (expected) await expect.poll(() => hits, { timeout: 8000 }).toContain(expected)
-    const live = await page.evaluate(() =>
-      [...window.document.body.querySelectorAll('*')]
-        .filter(
-          (e) =>
-            /^(script|iframe|frame|object|embed|link|style|meta|base|form)$/i.test(e.tagName) ||
-            [...e.attributes].some(
-              (a) => /^on/i.test(a.name) || /^\s*(javascript|data|vbscript):/i.test(a.value),
-            ),
-        )
-        .map((e) => e.outerHTML),
-    )
+    const live = (await page.evaluate(LIVE_ELEMENTS)) as string[]
     return { dialogs, hits: [...hits], live }
   } finally {
     await page.context().close()
