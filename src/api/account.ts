@@ -1,3 +1,4 @@
+import { hiddenCharacter } from '../platform/visible-text.js'
 import type { ProfileChanges, User } from '../storage/users.js'
 import { type FieldError, timestamp, validationFailed } from './conventions.js'
 
@@ -97,8 +98,15 @@ export function checkAccountPatch(body: Record<string, unknown>): ProfileChanges
 
   const name = text('name', 100, false)
   if (typeof name === 'string') {
+    const hidden = hiddenCharacter(name)
     if (name.trim() === '')
       errors.push({ field: 'name', code: 'required', message: 'name must not be blank' })
+    else if (hidden)
+      errors.push({
+        field: 'name',
+        code: 'invalid_characters',
+        message: `name must not contain invisible or formatting characters (found ${hidden})`,
+      })
     else changes.name = name.trim()
   }
   const avatar = text('avatar_url', 2000, true)

@@ -3,13 +3,16 @@ import { runCli } from '../support/cli.js'
 import { createTestDatabase, type TestDatabase } from '../support/databases.js'
 import { countClients, LOOPBACK, register } from '../support/registration.js'
 import { startTestServer, type TestServer } from '../support/server.js'
+import { issue } from '../support/token-lifecycle.js'
 
 /**
  * Spoofed client names: a self-declared name is shown to people on the sign-in, consent and
  * account pages, so it must read the same everywhere. Invisible and format characters
  * (Unicode Cc, Cf — bidi controls, zero-width characters —, Zl, Zp, default-ignorables) are
  * refused with RFC 7591 §3.2.2 `invalid_client_metadata`, and nothing is stored; so are they
- * in the names operators give integrations (`portico integrations create --name`).
+ * in the names operators give integrations (`portico integrations create --name`), and in
+ * the name a person gives themselves (`PATCH /api/v1/account`, 422), which owners and admins
+ * see on the connected-apps page.
  */
 
 const HIDDEN: readonly [string, string][] = [
@@ -98,5 +101,36 @@ describe('operator-registered integrations refuse hidden characters in --name', 
       env,
     )
     expect(created.code).toBe(0)
+  })
+})
+
+describe('a person’s own name, shown to owners and admins, refuses hidden characters', () => {
+  it('refuses a zero-width-spoofed account name with 422 and keeps the old one', async () => {
+    const { accessToken, person } = await issue(server, {
+      role: 'student',
+      scope: 'openid account:read account:write',
+    })
+    const headers = {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+    }
+    const refused = await server.fetch('/api/v1/account', {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ name: 'Ana\u200B (Admin)' }),
+    })
+    expect(refused.status).toBe(422)
+    const problem = (await refused.json()) as { errors: { field: string; message: string }[] }
+    expect(problem.errors[0]?.field).toBe('name')
+    expect(problem.errors[0]?.message).toMatch(/U\+200B/)
+    const stored = await server.deps.users.findById(person.user.id)
+    expect(stored?.name).toBe(person.user.name)
+
+    const accepted = await server.fetch('/api/v1/account', {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ name: 'Ana Lúcia' }),
+    })
+    expect(accepted.status).toBe(200)
   })
 })

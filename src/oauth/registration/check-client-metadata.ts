@@ -1,7 +1,7 @@
+import { hiddenCharacter } from '../../platform/visible-text.js'
 import { OAuthError } from '../errors.js'
 import { isKnownScope, parseScope } from '../scopes.js'
 import { isAllowedLoopbackUri, LOOPBACK_RULE, type LoopbackOptions } from './check-redirect-uri.js'
-import { hiddenCharacter } from './display-text.js'
 
 /** The client metadata Portico honours (RFC 7591 §2), validated and with defaults applied. */
 export interface ClientMetadata {

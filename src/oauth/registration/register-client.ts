@@ -1,11 +1,11 @@
 import type { Clock } from '../../platform/clock.js'
 import { digest } from '../../platform/crypto.js'
 import type { Random } from '../../platform/random.js'
+import { hiddenCharacter } from '../../platform/visible-text.js'
 import type { Client, ClientStore } from '../../storage/clients.js'
 import { OAuthError } from '../errors.js'
 import type { ClientMetadata } from './check-client-metadata.js'
 import { INTEGRATION_RULE, isAllowedIntegrationUri } from './check-redirect-uri.js'
-import { hiddenCharacter } from './display-text.js'
 
 export interface RegistrationDeps {
   readonly clients: ClientStore
