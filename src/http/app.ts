@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-routes.js'
 import { apiRoutes } from './api-routes.js'
+import { hasRepeatedAuthorization, repeatedAuthorizationError } from './authorization-header.js'
 import { authorizeRoutes } from './authorize-routes.js'
 import type { AppContext, AppDeps, RouteModule } from './deps.js'
 import { discoveryRoutes } from './discovery-routes.js'
@@ -12,6 +13,7 @@ import { healthRoutes } from './health-routes.js'
 import { parseStrictJson } from './json-body.js'
 import { loginRoutes } from './login-routes.js'
 import { openapiRoutes } from './openapi-routes.js'
+import { normalisePath } from './path-normalisation.js'
 import { registrationRoutes } from './registration-routes.js'
 import { lazyRequestLogger } from './request-logger.js'
 import { revocationRoutes } from './revocation-routes.js'
@@ -37,7 +39,11 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 /** Default bound on request bodies; endpoints may set a smaller one. */
 const BODY_LIMIT = 64 * 1024
 
-/** Paths that are HTML pages for people: everything else is an API open to any origin. */
+/**
+ * Paths that are HTML pages for people: everything else is an API open to any origin. Also
+ * every route whose errors are pages (`family: 'html'`). Matched after `normalisePath`, so
+ * `/%6cogin` is `/login` here as it is to the router.
+ */
 const PAGE_PATH = /^\/(oauth\/authorize|login|logout|consent|account|docs)(\/|\?|$)/
 
 const CORS_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE'
@@ -82,6 +88,7 @@ export async function createApp(
     connectionTimeout: 60_000,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false },
+    rewriteUrl: (request) => normalisePath(request.url ?? '/'),
   })
 
   // Security headers, the request id and CORS in one synchronous hook: each of the async
@@ -92,11 +99,16 @@ export async function createApp(
       .header('x-request-id', request.id)
       .header('x-content-type-options', 'nosniff')
       .header('vary', 'Origin')
-    if (PAGE_PATH.test(request.url)) return done()
-    void reply
-      .header('access-control-allow-origin', '*')
-      .header('access-control-expose-headers', CORS_EXPOSED_HEADERS)
-    if (request.method !== 'OPTIONS') return done()
+    const page = request.routeOptions.config?.family === 'html' || PAGE_PATH.test(request.url)
+    if (!page) {
+      void reply
+        .header('access-control-allow-origin', '*')
+        .header('access-control-expose-headers', CORS_EXPOSED_HEADERS)
+    }
+    if (hasRepeatedAuthorization(request.raw.rawHeaders)) {
+      return done(repeatedAuthorizationError(request, deps.config.issuer))
+    }
+    if (page || request.method !== 'OPTIONS') return done()
     // A preflight is answered here, before anything could refuse it for lacking credentials.
     if (!request.headers.origin || !request.headers['access-control-request-method']) {
       void reply.code(400).type('text/plain').send('Invalid Preflight Request')

@@ -9,6 +9,7 @@ import {
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { issueCode } from '../oauth/authorize/issue-code.js'
 import { describeScope, groupScopes } from '../oauth/authorize/scope-labels.js'
+import { rawQueryValues } from '../oauth/authorize/state.js'
 import { OAuthError } from '../oauth/errors.js'
 import { roleAllows } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
@@ -50,6 +51,7 @@ const AUTHORIZE_PARAMETERS = [
 const REQUIRED_PARAMETERS = [
   'response_type',
   'client_id',
+  'redirect_uri',
   'scope',
   'code_challenge',
   'code_challenge_method',
@@ -60,7 +62,8 @@ const AUTHORIZE_RESPONSES = {
     description: 'Redirect to sign-in, or to the client with code, state and iss (or an error)',
   },
   '400': {
-    description: 'Error page: unknown client or unregistered redirect URI',
+    description:
+      'Error page: unknown client, missing or unregistered redirect URI, or a state that cannot be returned exactly',
     content: { 'text/html': { schema: { type: 'string' } } },
   },
   '415': {
@@ -124,13 +127,18 @@ export const authorizeRoutes: RouteModule = {
   register(app, deps) {
     const html = { config: { family: 'html' as const } }
 
-    const authorize = async (request: FastifyRequest, reply: FastifyReply, raw: RawParams) => {
+    const authorize = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      raw: RawParams,
+      rawState: readonly string[],
+    ) => {
       const checkDeps = {
         clients: deps.clients,
         resourceServers: deps.resourceServers,
         issuer: deps.config.issuer,
       }
-      const { client, target } = await checkClientAndRedirect(raw, checkDeps)
+      const { client, target } = await checkClientAndRedirect(raw, checkDeps, rawState)
       try {
         const params = await checkAuthorizationParams(raw, client, target, checkDeps)
         const current = await currentSession(request, deps)
@@ -185,7 +193,7 @@ export const authorizeRoutes: RouteModule = {
     }
 
     app.get(AUTHORIZE_PATH, html, (request, reply) =>
-      authorize(request, reply, request.query as RawParams),
+      authorize(request, reply, request.query as RawParams, rawQueryValues(request.url, 'state')),
     )
     // OIDC Core §3.1.2.1: the endpoint also takes the parameters as a form post.
     app.post(AUTHORIZE_PATH, html, (request, reply) => {
@@ -198,7 +206,7 @@ export const authorizeRoutes: RouteModule = {
           415,
         )
       }
-      return authorize(request, reply, (request.body ?? {}) as RawParams)
+      return authorize(request, reply, (request.body ?? {}) as RawParams, [])
     })
 
     app.get<{ Querystring: { request?: string } }>(

@@ -1,8 +1,4 @@
-import {
-  authorizationServerMetadata,
-  openidConfiguration,
-  protectedResourceMetadata,
-} from '../oauth/discovery.js'
+import { protectedResourceMetadata, serverMetadata } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 import { renderApiReference } from '../views/api-reference.js'
 import type { RouteModule } from './deps.js'
@@ -61,13 +57,11 @@ export const discoveryRoutes: RouteModule = {
   },
   register(app, deps, context) {
     const { issuer } = deps.config
+    // RFC 8414 and OpenID Connect Discovery serve the same document, built once.
+    const metadata = JSON.stringify(serverMetadata(issuer, context.advertised))
     const documents: Record<string, string> = {
-      '/.well-known/oauth-authorization-server': JSON.stringify(
-        authorizationServerMetadata(issuer, context.advertised),
-      ),
-      '/.well-known/openid-configuration': JSON.stringify(
-        openidConfiguration(issuer, context.advertised),
-      ),
+      '/.well-known/oauth-authorization-server': metadata,
+      '/.well-known/openid-configuration': metadata,
       '/.well-known/oauth-protected-resource': JSON.stringify(protectedResourceMetadata(issuer)),
     }
     for (const [path, body] of Object.entries(documents)) {

@@ -22,13 +22,18 @@ export const CLAIMS_SUPPORTED = [
 ] as const
 
 /**
- * Authorization server metadata (RFC 8414 §2). Each capability is listed only when the
- * endpoint that provides it is registered, so the document cannot promise what is absent.
+ * The authorization server's metadata, served unchanged at both
+ * `/.well-known/oauth-authorization-server` (RFC 8414 §3) and
+ * `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4). One document, so
+ * the two cannot drift: the specification makes the RFC 8414 document the source of truth,
+ * and a client that reads only it must find what it needs to validate ID tokens
+ * (`id_token_signing_alg_values_supported`, `subject_types_supported`, `claims_supported`,
+ * `userinfo_endpoint`), all of them registered RFC 8414 metadata (RFC 8414 §7.1.2).
+ *
+ * Each capability is listed only when the endpoint that provides it is registered, so the
+ * document cannot promise what is absent.
  */
-export function authorizationServerMetadata(
-  issuer: string,
-  endpoints: Endpoints,
-): Record<string, unknown> {
+export function serverMetadata(issuer: string, endpoints: Endpoints): Record<string, unknown> {
   const hasAuthorize = endpoints.authorization_endpoint !== undefined
   const hasToken = endpoints.token_endpoint !== undefined
   return {
@@ -52,13 +57,7 @@ export function authorizationServerMetadata(
       introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
     }),
     service_documentation: `${issuer}/docs`,
-  }
-}
-
-/** OpenID Connect Discovery 1.0 §3: the RFC 8414 document plus the OpenID fields. */
-export function openidConfiguration(issuer: string, endpoints: Endpoints): Record<string, unknown> {
-  return {
-    ...authorizationServerMetadata(issuer, endpoints),
+    // OpenID Connect Discovery 1.0 §3, in both documents.
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGS,
     claims_supported: CLAIMS_SUPPORTED,

@@ -222,7 +222,6 @@ const OTHER_LOOPBACK_CALLBACKS = new Set([
   `http://127.0.0.1:${P}/%63b`,
   `http://127.0.0.1:${P}/cb/`,
   `http://127.0.0.1:${P}/CB`,
-  `http://127.0.0.1:${P}/cb;x=1`,
 ])
 
 describe('RFC 7591 §2, RFC 8252 §7.3: registration refuses the same spellings', () => {

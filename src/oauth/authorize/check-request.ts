@@ -5,6 +5,7 @@ import { redirectUriMatches } from '../registration/check-redirect-uri.js'
 import { resolveResource } from '../resource.js'
 import { isKnownScope, parseScope } from '../scopes.js'
 import { AuthorizePageError } from './errors.js'
+import { checkState } from './state.js'
 
 /** Parameters as parsed from a query string or form: repeated ones arrive as arrays. */
 export type RawParams = Readonly<Record<string, string | readonly string[] | undefined>>
@@ -35,18 +36,19 @@ export interface CheckDeps {
   readonly issuer: string
 }
 
-const MAX_STATE = 2048
 const MAX_NONCE = 512
 const MAX_LOGIN_HINT = 320
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 
 /**
- * Step one: the client exists and `redirect_uri` is one of its registered URIs. Until both
- * hold, every failure is a page; nothing is redirected.
+ * Step one: the client exists, `redirect_uri` is given and is one of its registered URIs,
+ * and `state` can be returned exactly. Until all hold, every failure is a page; nothing is
+ * redirected. `rawState` are the still percent-encoded `state` values of a query string.
  */
 export async function checkClientAndRedirect(
   raw: RawParams,
   deps: CheckDeps,
+  rawState: readonly string[] = [],
 ): Promise<{ client: Client; target: RedirectTarget }> {
   const clientId = raw.client_id
   if (clientId === undefined || clientId === '') {
@@ -68,26 +70,19 @@ export async function checkClientAndRedirect(
   if (presented !== undefined && typeof presented !== 'string') {
     throw new AuthorizePageError('Invalid request', 'redirect_uri was given more than once.')
   }
-  let redirectUri: string
+  // OpenID Connect Core §3.1.2.1 requires it, and a loopback client's port varies anyway:
+  // never fall back to a registered URI (RFC 6749 §3.1.2.3 allows it; Portico does not).
   if (presented === undefined || presented === '') {
-    // RFC 6749 §4.1.1: optional only when exactly one URI is registered.
-    if (client.redirectUris.length !== 1 || !client.redirectUris[0]) {
-      throw new AuthorizePageError(
-        'Invalid request',
-        'redirect_uri is required for this application.',
-      )
-    }
-    redirectUri = client.redirectUris[0]
-  } else if (redirectUriMatches(client.redirectUris, presented)) {
-    redirectUri = presented
-  } else {
+    throw new AuthorizePageError('Invalid request', 'redirect_uri is required.')
+  }
+  if (!redirectUriMatches(client.redirectUris, presented)) {
     throw new AuthorizePageError(
       'Unregistered redirect URI',
       'The application asked to send the answer to an address it did not register. Nothing was sent.',
     )
   }
-  const state =
-    typeof raw.state === 'string' && raw.state.length <= MAX_STATE ? raw.state : undefined
+  const redirectUri = presented
+  const state = checkState(raw.state, rawState)
   return { client, target: { redirectUri, state } }
 }
 
@@ -109,8 +104,6 @@ export async function checkAuthorizationParams(
     return typeof value === 'string' && value !== '' ? value : undefined
   }
 
-  if (typeof raw.state === 'string' && raw.state.length > MAX_STATE)
-    throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE} characters`)
   if (param('request')) throw new OAuthError('invalid_request', 'request objects are not supported')
   if (param('request_uri')) throw new OAuthError('invalid_request', 'request_uri is not supported')
 
@@ -190,15 +183,22 @@ export async function checkAuthorizationParams(
   }
 }
 
-/** The redirect carrying an error or a code, always with `iss` (RFC 9207). */
+/**
+ * The redirect carrying an error or a code, always with `iss` (RFC 9207). The redirect URI
+ * is kept as registered, and each value is percent-encoded whole (a space as `%20`, never
+ * `+`), so that `state` reads back byte for byte with any query decoder.
+ */
 export function buildRedirect(
   target: RedirectTarget,
   issuer: string,
   fields: Record<string, string>,
 ): string {
-  const url = new URL(target.redirectUri)
-  for (const [key, value] of Object.entries(fields)) url.searchParams.append(key, value)
-  if (target.state !== undefined) url.searchParams.append('state', target.state)
-  url.searchParams.append('iss', issuer)
-  return url.toString()
+  const pairs = Object.entries(fields)
+  if (target.state !== undefined) pairs.push(['state', target.state])
+  pairs.push(['iss', issuer])
+  const query = pairs
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
+    .join('&')
+  const { redirectUri } = target
+  return `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}`
 }

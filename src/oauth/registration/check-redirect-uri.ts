@@ -7,7 +7,8 @@
 
 export const LOOPBACK_RULE =
   'redirect URIs must be loopback callbacks written exactly as http://127.0.0.1:<port>/<path> ' +
-  '(explicit port 1-65535, a path, no query, fragment or user-info)'
+  '(explicit port 1-65535, a path without dot segments, encoded dots, semicolons or asterisks, ' +
+  'no query, fragment or user-info)'
 
 export const INTEGRATION_RULE =
   'integration redirect URIs must be absolute https URLs in canonical form without a fragment or user-info, ' +
@@ -66,11 +67,22 @@ export function isAllowedIntegrationUri(uri: string): boolean {
   return isCleanPath(pathOnly) && isCanonical(uri)
 }
 
-/** No dot segments, no encoded dots, slashes or backslashes, well-formed percent escapes. */
+/**
+ * No path that other software reads otherwise than Portico's string comparison does, judged
+ * on the string as sent (nothing is decoded first):
+ * - dot segments in any spelling: `.`, `..`, any segment of dots only (Windows drops
+ *   trailing dots), and every encoded dot (`%2e%2e`, `%2E.`, `.%2e`);
+ * - an encoded `%` (`%252e` is a dot to software that decodes twice);
+ * - `;` path parameters: Tomcat and Jetty drop `;…` from a segment, so `/a/..;/cb` is `/cb`
+ *   there (RFC 3986 §3.3 leaves their meaning to each scheme);
+ * - `*`, a wildcard to some matchers;
+ * - encoded slashes, backslashes and NULs, malformed escapes, and empty segments.
+ */
 function isCleanPath(path: string): boolean {
-  if (path.split('/').some((segment) => segment === '.' || segment === '..')) return false
+  if (path.split('/').some((segment) => /^\.+$/.test(segment))) return false
+  if (/[;*]/.test(path)) return false
   if (/%(?![0-9A-Fa-f]{2})/.test(path)) return false
-  if (/%(2e|2f|5c|00)/i.test(path)) return false
+  if (/%(2e|2f|5c|00|25)/i.test(path)) return false
   return !path.includes('//')
 }
 

@@ -14,7 +14,7 @@ import { codeRow, createIntegrationClient, expectErrorPage, locationOf } from '.
 
 /**
  * Issue 3, "GET /oauth/authorize", order of checks: the client exists, then redirect_uri is
- * one of its registered URIs (any port for http://127.0.0.1, RFC 8252 §7.3). Until both hold
+ * given (issue 16) and is one of its registered URIs (any port for http://127.0.0.1, RFC 8252 §7.3). Until both hold
  * the answer is an error page and never a redirect.
  */
 
@@ -161,21 +161,14 @@ describe('redirect_uri must be registered, or the answer is an error page', () =
     await expectErrorPage(response)
   })
 
-  it('uses the only registered redirect URI when redirect_uri is omitted', async () => {
-    const response = await authorize(params(client, { redirect_uri: undefined, scope: 'nonsense' }))
-    expect(response.status).toBe(303)
-    const location = new URL(locationOf(response))
-    expect(`${location.origin}${location.pathname}`).toBe(client.redirectUri)
-    expect(location.searchParams.get('error')).toBe('invalid_scope')
-  })
-
-  it('issues the code to the only registered URI when redirect_uri is omitted', async () => {
-    const result = await runAuthorization(server, client, person, {
-      extra: { redirect_uri: '' },
-    })
-    expect(`${result.location.origin}${result.location.pathname}`).toBe(client.redirectUri)
-    expect(result.code).toBeDefined()
-    expect((await codeRow(server, result.code ?? ''))?.redirect_uri).toBe(client.redirectUri)
+  // OpenID Connect Core §3.1.2.1: redirect_uri is REQUIRED, even with one registered URI
+  // (issue 16); more cases in test/security/strict-protocol-edges.test.ts.
+  it('shows an error page, never a redirect, when redirect_uri is omitted or empty', async () => {
+    for (const redirectUri of [undefined, '']) {
+      const response = await authorize(params(client, { redirect_uri: redirectUri }))
+      const page = await expectErrorPage(response)
+      expect(page).toContain('redirect_uri is required')
+    }
   })
 
   it('requires redirect_uri when more than one URI is registered', async () => {

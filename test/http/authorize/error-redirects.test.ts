@@ -4,6 +4,7 @@ import { Browser, createPerson, createPkce, registerTestClient } from '../../sup
 import { startTestServer, type TestServer } from '../../support/server.js'
 import {
   createIntegrationClient,
+  expectErrorPage,
   expectErrorRedirect,
   locationOf,
   openConsent,
@@ -307,10 +308,9 @@ describe('prompt, max_age, nonce and state values', () => {
     await expectRefused({ nonce: 'n'.repeat(513) }, 'invalid_request')
   })
 
-  it('answers invalid_request for an oversize state, without echoing it', async () => {
-    const response = await authorize(params(client, { state: 's'.repeat(2049) }))
-    const location = expectErrorRedirect(response, server, client, 'invalid_request', undefined)
-    expect(location.searchParams.get('error_description')).toContain('state')
+  it('shows an error page for an oversize state, never a redirect that drops it', async () => {
+    const page = await expectErrorPage(await authorize(params(client, { state: 's'.repeat(2049) })))
+    expect(page).toContain('state is longer than 2048 bytes')
   })
 
   it('accepts a state of 2048 characters and returns it unchanged', async () => {
