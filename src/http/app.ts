@@ -14,6 +14,7 @@ import { parseStrictJson } from './json-body.js'
 import { loginRoutes } from './login-routes.js'
 import { openapiRoutes } from './openapi-routes.js'
 import { normalisePath } from './path-normalisation.js'
+import { parseForm } from './raw-form.js'
 import { registrationRoutes } from './registration-routes.js'
 import { lazyRequestLogger } from './request-logger.js'
 import { revocationRoutes } from './revocation-routes.js'
@@ -156,7 +157,7 @@ export async function createApp(
       done(error as Error, undefined)
     }
   })
-  await app.register(formbody, { bodyLimit: BODY_LIMIT })
+  await app.register(formbody, { bodyLimit: BODY_LIMIT, parser: parseForm })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {
     void reply

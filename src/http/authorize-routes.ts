@@ -27,6 +27,7 @@ import {
   sendPage,
 } from './browser.js'
 import type { AppDeps, RouteModule } from './deps.js'
+import { rawFormQuery } from './raw-form.js'
 
 export const AUTHORIZE_PATH = '/oauth/authorize'
 
@@ -206,7 +207,9 @@ export const authorizeRoutes: RouteModule = {
           415,
         )
       }
-      return authorize(request, reply, (request.body ?? {}) as RawParams, [])
+      const form = request.body ?? {}
+      const raw = rawFormQuery(form)
+      return authorize(request, reply, form as RawParams, raw ? rawQueryValues(raw, 'state') : [])
     })
 
     app.get<{ Querystring: { request?: string } }>(

@@ -257,6 +257,13 @@ describe('RFC 6749 §4.1.2, §4.1.2.1: state returned byte for byte on every red
       // The name itself may be encoded; it is still state.
       const encodedName = `${authorizeQuery({ state: undefined })}&st%61te=${raw}`
       await expectHtmlPage(await browser.request(`/oauth/authorize?${encodedName}`), 400)
+      // The same as a form post (OIDC Core §3.1.2.1).
+      const post = await browser.request('/oauth/authorize', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: query,
+      })
+      expect(await expectHtmlPage(post, 400), `POST ${raw}`).toContain('state must be text')
     }
   })
 
