@@ -71,7 +71,7 @@ export async function checkClientAndRedirect(
     throw new AuthorizePageError('Invalid request', 'redirect_uri was given more than once.')
   }
   // OpenID Connect Core §3.1.2.1 requires it, and a loopback client's port varies anyway:
-  // never fall back to a registered URI (RFC 6749 §3.1.2.3 allows it; Portico does not).
+  // never fall back to the registered URI, as RFC 6749 §4.1.1 would allow for a single one.
   if (presented === undefined || presented === '') {
     throw new AuthorizePageError('Invalid request', 'redirect_uri is required.')
   }
