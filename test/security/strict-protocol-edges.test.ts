@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_STATE_BYTES } from '../../src/oauth/authorize/state.js'
 import { signedInBrowser } from '../http/authorize/support.js'
@@ -265,6 +266,37 @@ describe('RFC 6749 §4.1.2, §4.1.2.1: state returned byte for byte on every red
       })
       expect(await expectHtmlPage(post, 400), `POST ${raw}`).toContain('state must be text')
     }
+  })
+
+  it('property: any text state on any redirect, code or error, comes back exactly (fast-check, fixed seed)', async () => {
+    const state = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({
+        unit: fc.constantFrom('+', '%', '&', '=', ' ', '#', '?', '/', 'é', '😀', '2', 'B'),
+        maxLength: 30,
+      }),
+    )
+    const variant = fc.constantFrom<Record<string, string>>(
+      {},
+      { scope: 'no-such-scope' },
+      { response_type: 'token' },
+      { code_challenge_method: 'plain' },
+      { prompt: 'none' },
+    )
+    await fc.assert(
+      fc.asyncProperty(state, variant, async (value, extra) => {
+        fc.pre(!/\p{Cs}/u.test(value))
+        const query = authorizeQuery({ state: value, ...extra })
+        const response = await browser.request(`/oauth/authorize?${query}`)
+        const location = response.headers.get('location')
+        if (response.status === 200) return // the consent page: state is returned after it
+        expect(response.status).toBe(303)
+        expect(location?.startsWith(client.redirectUri)).toBe(true)
+        expectStateReturned(location, value)
+      }),
+      { seed: 16_016, numRuns: 60 },
+    )
   })
 
   it('the README documents the bound that the server applies', async () => {
