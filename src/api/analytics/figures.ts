@@ -3,6 +3,17 @@
  * Pure: every function takes its rows and returns numbers in integer minor units, so the
  * definitions live in one place and are unit-tested without a server.
  */
+
+import type { Money } from '../money/currencies.js'
+import type { MoneyOrder, MoneyRecords } from '../money/records.js'
+import { customerKey } from '../money/records.js'
+import {
+  countsAsRevenue,
+  divideRounded,
+  type ProductFigures as MoneyProductFigures,
+  orderFigures,
+  productFigures,
+} from '../money/revenue.js'
 import {
   type Interval,
   inWindow,
@@ -12,135 +23,63 @@ import {
   type Window,
 } from './calendar.js'
 
-/** Order statuses whose `total` is revenue (counted on `paid_at`). `free` orders never are. */
-export const REVENUE_STATUSES = ['paid', 'partially_refunded', 'refunded'] as const
-
-export interface RevenueOrder {
-  readonly id: string
-  readonly student_id: string | null
-  readonly customer_email: string
-  readonly total: number
-  readonly paid_at: number
-}
-
-export interface RefundRow {
-  readonly order_id: string
-  readonly amount: number
-  readonly created_at: number
-}
-
-/**
- * Who paid: the student when the order names one, else the lower-cased customer email (an
- * order without an account is still a customer).
- */
-export function customerKey(order: Pick<RevenueOrder, 'student_id' | 'customer_email'>): string {
-  return order.student_id ?? `email:${order.customer_email.trim().toLowerCase()}`
-}
-
-/** a / b rounded half up to an integer (b > 0, a ≥ 0): the average order value rule. */
-export function divideRounded(a: number, b: number): number {
-  if (b <= 0) return 0
-  return Math.floor((2 * a + b) / (2 * b))
-}
-
-export interface RevenueFigures {
-  gross: number
-  refunds: number
-  net: number
-  orders_count: number
-}
-
-/**
- * Revenue of a window: gross = totals of revenue orders paid in it; refunds = refunds created
- * in it (whenever their order was paid); net = gross − refunds (may be negative).
- */
-export function revenueOf(
-  orders: readonly RevenueOrder[],
-  refunds: readonly RefundRow[],
-  window: Window,
-): RevenueFigures & { paying_customers: number; average_order_value: number } {
-  const paid = orders.filter((o) => inWindow(o.paid_at, window))
-  const gross = sum(paid.map((o) => o.total))
-  const refunded = sum(refunds.filter((r) => inWindow(r.created_at, window)).map((r) => r.amount))
+/** Revenue of a window, per currency (the money rules: src/api/money/revenue.ts). */
+export function revenueOf(records: MoneyRecords, window: Window, currencies: readonly string[]) {
+  const figures = orderFigures(records, (at) => inWindow(at, window))
   return {
-    gross,
-    refunds: refunded,
-    net: gross - refunded,
-    orders_count: paid.length,
-    paying_customers: new Set(paid.filter((o) => o.total > 0).map(customerKey)).size,
-    average_order_value: divideRounded(gross, paid.length),
+    gross: figures.gross.list(currencies),
+    refunds: figures.refunds.list(currencies),
+    net: figures.net.list(currencies),
+    orders_count: figures.orders_count,
+    paying_customers: figures.customers.size,
+    average_order_value: currencies.map(
+      (currency): Money => ({
+        amount: divideRounded(
+          figures.gross.get(currency),
+          figures.orders_by_currency.get(currency),
+        ),
+        currency,
+      }),
+    ),
   }
+}
+
+export interface PeriodFigures {
+  readonly period_start: number
+  readonly gross: Money[]
+  readonly refunds: Money[]
+  readonly net: Money[]
+  readonly orders_count: number
 }
 
 /** Revenue per period of the window, every period present (zeros included). */
 export function revenueSeries(
-  orders: readonly RevenueOrder[],
-  refunds: readonly RefundRow[],
+  records: MoneyRecords,
   window: Window,
   interval: Interval,
-): Array<{ period_start: number } & RevenueFigures> {
-  const periods = new Map<number, RevenueFigures>()
-  for (const start of periodsOf(window.from, window.to, interval))
-    periods.set(start, { gross: 0, refunds: 0, net: 0, orders_count: 0 })
-  const bucket = (ms: number) =>
-    periods.get(periodStart(localDay(ms, window.timeZone), interval)) as RevenueFigures
-  for (const order of orders) {
-    if (!inWindow(order.paid_at, window)) continue
-    const figures = bucket(order.paid_at)
-    figures.gross += order.total
-    figures.net += order.total
-    figures.orders_count += 1
-  }
-  for (const refund of refunds) {
-    if (!inWindow(refund.created_at, window)) continue
-    const figures = bucket(refund.created_at)
-    figures.refunds += refund.amount
-    figures.net -= refund.amount
-  }
-  return [...periods].map(([period_start, figures]) => ({ period_start, ...figures }))
-}
-
-/**
- * Splits `amount` over `weights` in proportion, in integers that add up to `amount` exactly
- * (largest remainder; ties to the earlier weight). All-zero weights split evenly.
- */
-export function allocate(amount: number, weights: readonly number[]): number[] {
-  if (weights.length === 0) return []
-  const base = weights.every((w) => w <= 0)
-    ? weights.map(() => 1)
-    : weights.map((w) => Math.max(w, 0))
-  const total = sum(base)
-  const shares = base.map((w) => Math.floor((amount * w) / total))
-  let left = amount - sum(shares)
-  const order = base
-    .map((w, i) => ({ i, remainder: (amount * w) % total }))
-    .sort((a, b) => b.remainder - a.remainder || a.i - b.i)
-  for (const { i } of order) {
-    if (left <= 0) break
-    shares[i] = (shares[i] ?? 0) + 1
-    left -= 1
-  }
-  return shares
-}
-
-export interface OrderLine {
-  readonly order_id: string
-  readonly position: number
-  readonly product_type: string
-  readonly product_id: string
-  readonly name: string
-  readonly quantity: number
-  readonly total_amount: number
+  currencies: readonly string[],
+): PeriodFigures[] {
+  const periodOf = (ms: number) => periodStart(localDay(ms, window.timeZone), interval)
+  return periodsOf(window.from, window.to, interval).map((start) => {
+    const figures = orderFigures(records, (at) => inWindow(at, window) && periodOf(at) === start)
+    return {
+      period_start: start,
+      gross: figures.gross.list(currencies),
+      refunds: figures.refunds.list(currencies),
+      net: figures.net.list(currencies),
+      orders_count: figures.orders_count,
+    }
+  })
 }
 
 export interface ProductFigures {
-  product_type: string
-  product_id: string
-  name: string
-  units: number
-  gross: number
-  refunds: number
-  net: number
+  readonly product_type: string
+  readonly product_id: string
+  readonly name: string
+  readonly units: number
+  readonly gross: Money[]
+  readonly refunds: Money[]
+  readonly net: Money[]
 }
 
 export type ProductSort = 'net_revenue' | 'gross_revenue' | 'refunds' | 'units' | 'name'
@@ -152,168 +91,72 @@ export const PRODUCT_SORTS: readonly ProductSort[] = [
   'name',
 ]
 
+const listed = (p: MoneyProductFigures, currencies: readonly string[]): ProductFigures => ({
+  product_type: p.product_type,
+  product_id: p.product_id,
+  name: p.name,
+  units: p.units,
+  gross: p.gross.list(currencies),
+  refunds: p.refunds.list(currencies),
+  net: p.net.list(currencies),
+})
+
 /**
- * Revenue per product: units and gross from the lines of revenue orders paid in the window
- * (gross = the line's `total_amount`, after its discount); refunds created in the window are
- * spread over their order's lines in proportion to the line totals (see allocate). A product
- * is named after its most recent line.
+ * Revenue per product in the window (src/api/money/revenue.ts, productFigures): units and
+ * gross from the lines of revenue orders paid in it, refunds created in it charged to lines by
+ * the refund rule (src/api/money/refunds.ts), per currency.
  */
 export function productRanking(
-  orders: readonly RevenueOrder[],
-  lines: readonly OrderLine[],
-  refunds: readonly RefundRow[],
+  records: MoneyRecords,
   window: Window,
+  currencies: readonly string[],
 ): ProductFigures[] {
-  const paidAt = new Map(orders.map((o) => [o.id, o.paid_at]))
-  const linesOf = new Map<string, OrderLine[]>()
-  for (const line of [...lines].sort((a, b) => a.position - b.position)) {
-    const list = linesOf.get(line.order_id) ?? []
-    list.push(line)
-    linesOf.set(line.order_id, list)
-  }
-  const products = new Map<string, ProductFigures & { named_at: number }>()
-  const entry = (line: OrderLine) => {
-    const key = `${line.product_type}\u0000${line.product_id}`
-    let figures = products.get(key)
-    if (!figures) {
-      figures = {
-        product_type: line.product_type,
-        product_id: line.product_id,
-        name: line.name,
-        units: 0,
-        gross: 0,
-        refunds: 0,
-        net: 0,
-        named_at: Number.NEGATIVE_INFINITY,
-      }
-      products.set(key, figures)
-    }
-    const at = paidAt.get(line.order_id) ?? Number.NEGATIVE_INFINITY
-    if (at > figures.named_at) {
-      figures.name = line.name
-      figures.named_at = at
-    }
-    return figures
-  }
-  for (const order of orders) {
-    if (!inWindow(order.paid_at, window)) continue
-    for (const line of linesOf.get(order.id) ?? []) {
-      const figures = entry(line)
-      figures.units += line.quantity
-      figures.gross += line.total_amount
-      figures.net += line.total_amount
-    }
-  }
-  for (const refund of refunds) {
-    if (!inWindow(refund.created_at, window)) continue
-    const orderLines = linesOf.get(refund.order_id) ?? []
-    const shares = allocate(
-      refund.amount,
-      orderLines.map((l) => l.total_amount),
-    )
-    for (const [i, line] of orderLines.entries()) {
-      const figures = entry(line)
-      figures.refunds += shares[i] ?? 0
-      figures.net -= shares[i] ?? 0
-    }
-  }
-  return [...products.values()].map(({ named_at: _, ...figures }) => figures)
+  return [...productFigures(records, (at) => inWindow(at, window)).values()].map((p) =>
+    listed(p, currencies),
+  )
 }
 
-/** Sorts a ranking by one key (descending with `-`), ties by type then id. */
+/**
+ * Sorts a ranking by one key (descending with `-`). Money keys compare currency by currency
+ * in the listed order (the school currency first); ties by type then id.
+ */
 export function sortRanking(
   ranking: ProductFigures[],
   key: ProductSort,
   descending: boolean,
 ): ProductFigures[] {
-  const value = (p: ProductFigures) =>
+  const values = (p: ProductFigures): number[] =>
     key === 'net_revenue'
-      ? p.net
+      ? p.net.map((m) => m.amount)
       : key === 'gross_revenue'
-        ? p.gross
+        ? p.gross.map((m) => m.amount)
         : key === 'refunds'
-          ? p.refunds
+          ? p.refunds.map((m) => m.amount)
           : key === 'units'
-            ? p.units
-            : 0
+            ? [p.units]
+            : []
   const direction = descending ? -1 : 1
+  const compare = (a: number[], b: number[]) => {
+    for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+      const d = (a[i] ?? 0) - (b[i] ?? 0)
+      if (d !== 0) return d
+    }
+    return 0
+  }
   return [...ranking].sort((a, b) => {
-    const primary = key === 'name' ? a.name.localeCompare(b.name, 'en') : value(a) - value(b)
+    const primary =
+      key === 'name' ? a.name.localeCompare(b.name, 'en') : compare(values(a), values(b))
     if (primary !== 0) return primary * direction
     return a.product_type.localeCompare(b.product_type) || a.product_id.localeCompare(b.product_id)
   })
 }
 
-export interface SubscriptionRow {
-  readonly status: string
-  readonly amount: number
-  readonly currency: string
-  readonly interval: string | null
-  readonly interval_count: number | null
-  readonly source: string
-  readonly started_at: number
-  readonly trial_ends_at: number | null
-  readonly ended_at: number | null
-}
-
-/** Statuses of a subscription that has not ended. */
-const RUNNING = new Set(['trialing', 'active', 'past_due'])
-
-/**
- * Whether a subscription ran at instant `at`: started by then, not `incomplete`, and not
- * ended by then (`ended_at` after `at`, or no `ended_at` and still trialing/active/past_due —
- * a subscription cancelling at period end is still running).
- */
-export function runningAt(sub: SubscriptionRow, at: number): boolean {
-  if (sub.status === 'incomplete' || sub.started_at > at) return false
-  if (sub.ended_at !== null) return sub.ended_at > at
-  return RUNNING.has(sub.status)
-}
-
-/** The monthly value of a recurring price, unrounded: yearly / 12, every 3 months / 3, … */
-export function monthlyAmount(sub: SubscriptionRow): number {
-  const count = sub.interval_count && sub.interval_count > 0 ? sub.interval_count : 1
-  switch (sub.interval) {
-    case 'month':
-      return sub.amount / count
-    case 'year':
-      return sub.amount / (12 * count)
-    case 'week':
-      return (sub.amount * 52) / (12 * count)
-    case 'day':
-      return (sub.amount * 365) / (12 * count)
-    default:
-      return 0
-  }
-}
-
-/**
- * Subscription figures at instant `at`: `active` counts running subscriptions (trials and
- * manual grants included); `mrr` sums the monthly amount of running, recurring subscriptions
- * that pay — out of trial at `at`, not granted manually, in `currency` — rounded half up once
- * at the end. `churned` counts subscriptions whose `ended_at` falls in the window.
- */
-export function subscriptionFigures(
-  subs: readonly SubscriptionRow[],
+/** Subscriptions whose `ended_at` falls in the window. */
+export function churnedIn(
+  subs: ReadonlyArray<{ readonly ended_at: number | null }>,
   window: Window,
-  at: number,
-  currency: string,
-): { active_subscriptions: number; mrr: number; churned_subscriptions: number } {
-  const running = subs.filter((s) => runningAt(s, at))
-  const paying = running.filter(
-    (s) =>
-      s.interval !== null &&
-      s.source !== 'manual' &&
-      s.currency === currency &&
-      !(s.trial_ends_at !== null && s.trial_ends_at > at),
-  )
-  const mrr = sum(paying.map(monthlyAmount))
-  return {
-    active_subscriptions: running.length,
-    mrr: Math.floor(mrr + 0.5 + 1e-9),
-    churned_subscriptions: subs.filter((s) => s.ended_at !== null && inWindow(s.ended_at, window))
-      .length,
-  }
+): number {
+  return subs.filter((s) => s.ended_at !== null && inWindow(s.ended_at, window)).length
 }
 
 /** The instant subscription figures are read at: the window's last instant, or now if sooner. */
@@ -426,11 +269,11 @@ export function studentSeries(
   }))
 }
 
-/** The paid_at of each customer's first revenue order (with a positive total). */
-export function firstPurchases(orders: readonly RevenueOrder[]): number[] {
+/** The paid_at of each customer's first revenue order (with a positive total, any currency). */
+export function firstPurchases(orders: readonly MoneyOrder[]): number[] {
   const first = new Map<string, number>()
   for (const order of orders) {
-    if (order.total <= 0) continue
+    if (order.total <= 0 || !countsAsRevenue(order) || order.paid_at === null) continue
     const key = customerKey(order)
     const seen = first.get(key)
     if (seen === undefined || order.paid_at < seen) first.set(key, order.paid_at)

@@ -6,6 +6,11 @@
  */
 import { SCHOOL_ID } from '../../people/first-start.js'
 import type { Db } from '../../storage/schema.js'
+import { type Money, PerCurrency } from '../money/currencies.js'
+import { loadMoneyRecords, loadSubscriptions, schoolCurrencies } from '../money/loading.js'
+import type { MoneyOrder } from '../money/records.js'
+import { REVENUE_STATUSES } from '../money/statuses.js'
+import { mrrAt, subscriptionCounts } from '../money/subscriptions.js'
 import {
   DAY_MS,
   formatDay,
@@ -17,37 +22,37 @@ import {
   windowOf,
 } from './calendar.js'
 import {
+  churnedIn,
   coursePerformance,
   firstPurchases,
   productRanking,
-  REVENUE_STATUSES,
-  type RefundRow,
-  type RevenueOrder,
   revenueOf,
   revenueSeries,
   snapshotInstant,
   sortRanking,
   studentSeries,
-  subscriptionFigures,
 } from './figures.js'
 import type { ReportQuery } from './params.js'
 
 export interface SchoolSettings {
   readonly timeZone: string
   readonly currency: string
+  /** Every currency money figures list: the school's first (src/api/money/currencies.ts). */
+  readonly currencies: readonly string[]
 }
 
-/** The school's time zone (default UTC) and currency (default USD). */
+/** The school's time zone (default UTC), currency (default USD) and record currencies. */
 export async function schoolSettings(db: Db): Promise<SchoolSettings> {
-  const row = await db
-    .selectFrom('school')
-    .select(['timezone', 'currency'])
-    .where('id', '=', SCHOOL_ID)
-    .executeTakeFirst()
-  return { timeZone: row?.timezone || 'UTC', currency: row?.currency || 'USD' }
+  const [row, currencies] = await Promise.all([
+    db
+      .selectFrom('school')
+      .select(['timezone', 'currency'])
+      .where('id', '=', SCHOOL_ID)
+      .executeTakeFirst(),
+    schoolCurrencies(db),
+  ])
+  return { timeZone: row?.timezone || 'UTC', currency: row?.currency || 'USD', currencies }
 }
-
-const money = (amount: number, currency: string) => ({ amount, currency })
 
 /** Instants to read rows between: the windows' span, one day wider on each side. */
 function span(...windows: Window[]): { lo: number; hi: number } {
@@ -55,40 +60,6 @@ function span(...windows: Window[]): { lo: number; hi: number } {
     lo: Math.min(...windows.map((w) => w.start)) - DAY_MS,
     hi: Math.max(...windows.map((w) => w.end)) + DAY_MS,
   }
-}
-
-/** Revenue orders in `currency` paid between lo and hi. */
-async function revenueOrders(db: Db, currency: string, lo: number, hi: number) {
-  const rows = await db
-    .selectFrom('orders')
-    .select(['id', 'student_id', 'customer_email', 'total', 'paid_at'])
-    .where('status', 'in', [...REVENUE_STATUSES])
-    .where('currency', '=', currency)
-    .where('paid_at', '>=', lo)
-    .where('paid_at', '<', hi)
-    .execute()
-  return rows.flatMap((r): RevenueOrder[] =>
-    r.paid_at === null ? [] : [{ ...r, total: Number(r.total), paid_at: Number(r.paid_at) }],
-  )
-}
-
-/** Refunds created between lo and hi of orders in `currency`. */
-async function refundsBetween(db: Db, currency: string, lo: number, hi: number) {
-  const rows = await db
-    .selectFrom('refunds')
-    .innerJoin('orders', 'orders.id', 'refunds.order_id')
-    .select(['refunds.order_id', 'refunds.amount', 'refunds.created_at'])
-    .where('orders.currency', '=', currency)
-    .where('refunds.created_at', '>=', lo)
-    .where('refunds.created_at', '<', hi)
-    .execute()
-  return rows.map(
-    (r): RefundRow => ({
-      order_id: r.order_id,
-      amount: Number(r.amount),
-      created_at: Number(r.created_at),
-    }),
-  )
 }
 
 /** created_at of students who signed up between lo and hi. */
@@ -140,65 +111,36 @@ export async function overviewReport(
   query: ReportQuery,
   now: number,
 ) {
-  const { currency } = settings
+  const { currency, currencies } = settings
   const windows = query.compare ? [query.window, previousWindow(query.window)] : [query.window]
   const { lo, hi } = span(...windows)
-  const [orders, refunds, signups, started, completed, activity, subscriptions] = await Promise.all(
-    [
-      revenueOrders(db, currency, lo, hi),
-      refundsBetween(db, currency, lo, hi),
-      signupsBetween(db, lo, hi),
-      enrollmentsBetween(db, 'started_at', lo, hi),
-      enrollmentsBetween(db, 'completed_at', lo, hi),
-      completions(db, lo, hi),
-      db
-        .selectFrom('subscriptions')
-        .select([
-          'status',
-          'amount',
-          'currency',
-          'interval',
-          'interval_count',
-          'source',
-          'started_at',
-          'trial_ends_at',
-          'ended_at',
-        ])
-        .where('started_at', '<', hi)
-        .execute(),
-    ],
-  )
-  const subs = subscriptions.map((s) => ({
-    ...s,
-    amount: Number(s.amount),
-    interval_count: s.interval_count === null ? null : Number(s.interval_count),
-    started_at: Number(s.started_at),
-    trial_ends_at: s.trial_ends_at === null ? null : Number(s.trial_ends_at),
-    ended_at: s.ended_at === null ? null : Number(s.ended_at),
-  }))
+  const [records, signups, started, completed, activity, subs] = await Promise.all([
+    loadMoneyRecords(db, { paidOrRefundedBetween: { lo, hi } }),
+    signupsBetween(db, lo, hi),
+    enrollmentsBetween(db, 'started_at', lo, hi),
+    enrollmentsBetween(db, 'completed_at', lo, hi),
+    completions(db, lo, hi),
+    loadSubscriptions(db, { startedBefore: hi }),
+  ])
   const figures = (window: Window) => {
-    const revenue = revenueOf(orders, refunds, window)
-    const subsAt = subscriptionFigures(subs, window, snapshotInstant(window, now), currency)
+    const revenue = revenueOf(records, window, currencies)
+    const at = snapshotInstant(window, now)
     return {
       from: formatDay(window.from),
       to: formatDay(window.to),
-      revenue: {
-        gross: money(revenue.gross, currency),
-        refunds: money(revenue.refunds, currency),
-        net: money(revenue.net, currency),
-      },
+      revenue: { gross: revenue.gross, refunds: revenue.refunds, net: revenue.net },
       orders_count: revenue.orders_count,
       paying_customers: revenue.paying_customers,
-      average_order_value: money(revenue.average_order_value, currency),
+      average_order_value: revenue.average_order_value,
       new_students: countIn(signups, window),
       active_students: new Set(
         activity.filter((a) => inWindow(a.at, window)).map((a) => a.student_id),
       ).size,
       enrollments: countIn(started, window),
       course_completions: countIn(completed, window),
-      active_subscriptions: subsAt.active_subscriptions,
-      mrr: money(subsAt.mrr, currency),
-      churned_subscriptions: subsAt.churned_subscriptions,
+      ...subscriptionCounts(subs, at),
+      mrr: mrrAt(subs, at, currencies),
+      churned_subscriptions: churnedIn(subs, window),
     }
   }
   const { from, to, ...current } = figures(query.window)
@@ -209,86 +151,48 @@ export async function overviewReport(
     to,
     timezone: query.window.timeZone,
     currency,
+    currencies,
     ...current,
     ...(previous && { previous: figures(previous) }),
   }
 }
 
-/** The lines of the given orders. */
-async function linesOf(db: Db, orderIds: readonly string[]) {
-  const lines = []
-  // Chunks keep the IN list well under either engine's parameter limit.
-  for (let i = 0; i < orderIds.length; i += 500) {
-    const chunk = orderIds.slice(i, i + 500)
-    lines.push(
-      ...(await db
-        .selectFrom('order_items')
-        .select([
-          'order_id',
-          'position',
-          'product_type',
-          'product_id',
-          'name',
-          'quantity',
-          'unit_amount',
-          'total_amount',
-        ])
-        .where('order_id', 'in', chunk)
-        .execute()),
-    )
-  }
-  return lines.map((l) => ({
-    ...l,
-    position: Number(l.position),
-    quantity: Number(l.quantity),
-    total_amount: Number(l.total_amount),
-  }))
-}
-
-/** Revenue rows of a window: its orders, their refunds in it, and the lines of both. */
-async function revenueRows(db: Db, currency: string, window: Window, withLines: boolean) {
-  const { lo, hi } = span(window)
-  const [orders, refunds] = await Promise.all([
-    revenueOrders(db, currency, lo, hi),
-    refundsBetween(db, currency, lo, hi),
-  ])
-  if (!withLines) return { orders, refunds, lines: [] }
-  const ids = [...new Set([...orders.map((o) => o.id), ...refunds.map((r) => r.order_id)])]
-  return { orders, refunds, lines: await linesOf(db, ids) }
-}
-
 /** GET /analytics/revenue: gross, refunds, net and orders per period, every period present. */
 export async function revenueReport(db: Db, settings: SchoolSettings, query: ReportQuery) {
   const { byProductType } = query
-  const { currency } = settings
+  const { currency, currencies } = settings
   const { window, interval } = query
-  const { orders, refunds, lines } = await revenueRows(db, currency, window, byProductType)
-  const series = revenueSeries(orders, refunds, window, interval)
+  const records = await loadMoneyRecords(db, { paidOrRefundedBetween: span(window) })
+  const series = revenueSeries(records, window, interval, currencies)
   const data = series.map((period) => {
     const row = {
       period_start: formatDay(period.period_start),
-      gross: money(period.gross, currency),
-      refunds: money(period.refunds, currency),
-      net: money(period.net, currency),
+      gross: period.gross,
+      refunds: period.refunds,
+      net: period.net,
       orders_count: period.orders_count,
     }
     if (!byProductType) return row
-    // The period's part of the window, ranked by product and summed per type.
+    // The period's part of the window, ranked by product and summed per type and currency.
     const part = periodWindow(window, period.period_start, interval)
-    const types: Record<string, { gross: unknown; refunds: unknown; net: unknown }> = {}
-    const sums = new Map<string, { gross: number; refunds: number; net: number }>()
-    for (const product of productRanking(orders, lines, refunds, part)) {
-      const sum = sums.get(product.product_type) ?? { gross: 0, refunds: 0, net: 0 }
-      sum.gross += product.gross
-      sum.refunds += product.refunds
-      sum.net += product.net
+    const sums = new Map<string, { gross: PerCurrency; refunds: PerCurrency; net: PerCurrency }>()
+    for (const product of productRanking(records, part, currencies)) {
+      const sum = sums.get(product.product_type) ?? {
+        gross: new PerCurrency(),
+        refunds: new PerCurrency(),
+        net: new PerCurrency(),
+      }
+      for (const m of product.gross) sum.gross.add(m.currency, m.amount)
+      for (const m of product.refunds) sum.refunds.add(m.currency, m.amount)
+      for (const m of product.net) sum.net.add(m.currency, m.amount)
       sums.set(product.product_type, sum)
     }
+    const types: Record<string, { gross: Money[]; refunds: Money[]; net: Money[] }> = {}
     for (const [type, sum] of [...sums].sort(([a], [b]) => a.localeCompare(b)))
       types[type] = {
-        gross: money(sum.gross, currency),
-        refunds: money(sum.refunds, currency),
-        net: money(sum.net, currency),
+        gross: sum.gross.list(currencies),
+        refunds: sum.refunds.list(currencies),
+        net: sum.net.list(currencies),
       }
     return { ...row, by_product_type: types }
   })
@@ -299,6 +203,7 @@ export async function revenueReport(db: Db, settings: SchoolSettings, query: Rep
     timezone: window.timeZone,
     interval,
     currency,
+    currencies,
     data,
     has_more: false,
     total_count: data.length,
@@ -316,10 +221,10 @@ function periodWindow(window: Window, start: number, interval: Interval): Window
 
 /** GET /analytics/products: revenue per product, ranked. */
 export async function productsReport(db: Db, settings: SchoolSettings, query: ReportQuery) {
-  const { currency } = settings
-  const { orders, refunds, lines } = await revenueRows(db, currency, query.window, true)
+  const { currency, currencies } = settings
+  const records = await loadMoneyRecords(db, { paidOrRefundedBetween: span(query.window) })
   const ranking = sortRanking(
-    productRanking(orders, lines, refunds, query.window).filter(
+    productRanking(records, query.window, currencies).filter(
       (p) => query.productType === undefined || p.product_type === query.productType,
     ),
     query.sort,
@@ -331,15 +236,16 @@ export async function productsReport(db: Db, settings: SchoolSettings, query: Re
     to: formatDay(query.window.to),
     timezone: query.window.timeZone,
     currency,
+    currencies,
     data: ranking.slice(0, query.limit).map((p) => ({
       object: 'product_revenue',
       product_type: p.product_type,
       product_id: p.product_id,
       name: p.name,
       units: p.units,
-      gross: money(p.gross, currency),
-      refunds: money(p.refunds, currency),
-      net: money(p.net, currency),
+      gross: p.gross,
+      refunds: p.refunds,
+      net: p.net,
     })),
     has_more: ranking.length > query.limit,
     total_count: ranking.length,
@@ -417,7 +323,7 @@ export async function courseReport(
 }
 
 /** GET /analytics/students: signups, first purchases and active learners per period. */
-export async function studentsReport(db: Db, settings: SchoolSettings, query: ReportQuery) {
+export async function studentsReport(db: Db, _settings: SchoolSettings, query: ReportQuery) {
   const { window, interval } = query
   const { lo, hi } = span(window)
   const [signups, everyOrder, activity] = await Promise.all([
@@ -425,15 +331,20 @@ export async function studentsReport(db: Db, settings: SchoolSettings, query: Re
     // Every revenue order up to the window's end: a first purchase is the first ever.
     db
       .selectFrom('orders')
-      .select(['id', 'student_id', 'customer_email', 'total', 'paid_at'])
+      .select(['id', 'status', 'currency', 'total', 'tax_total', 'paid_at', 'coupon_id'])
+      .select(['student_id', 'customer_email'])
       .where('status', 'in', [...REVENUE_STATUSES])
-      .where('currency', '=', settings.currency)
       .where('paid_at', '<', hi)
       .execute(),
     completions(db, lo, hi),
   ])
-  const orders = everyOrder.flatMap((o): RevenueOrder[] =>
-    o.paid_at === null ? [] : [{ ...o, total: Number(o.total), paid_at: Number(o.paid_at) }],
+  const orders = everyOrder.map(
+    (o): MoneyOrder => ({
+      ...o,
+      total: Number(o.total),
+      tax_total: Number(o.tax_total),
+      paid_at: o.paid_at === null ? null : Number(o.paid_at),
+    }),
   )
   const series = studentSeries(
     { signups, firstPurchases: firstPurchases(orders), activity },

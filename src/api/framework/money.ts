@@ -1,5 +1,6 @@
+import { moneyListSchema } from '../money/definitions.js'
 import { type FieldOptions, integer, text } from './fields.js'
-import { object } from './structures.js'
+import { object, structure } from './structures.js'
 
 /** Money: integer minor units and an ISO 4217 currency (DOMAIN.md §4.0). */
 export const money = (options: FieldOptions = {}) =>
@@ -15,3 +16,10 @@ export const money = (options: FieldOptions = {}) =>
     },
     options,
   )
+
+/**
+ * A money figure the server computes (read only): a per-currency list of Money, described by
+ * its definition in src/api/money/definitions.ts.
+ */
+export const moneyList = (definition: string) =>
+  structure(moneyListSchema(definition), () => undefined, { readOnly: true })

@@ -13,6 +13,13 @@ import {
 } from '../analytics/reports.js'
 import type { ApiArea } from '../area.js'
 import { requireScope } from '../caller.js'
+import {
+  CURRENCY_RULE,
+  DEFINITIONS,
+  moneyListSchema,
+  STATUS_RULE,
+  TAX_RULE,
+} from '../money/definitions.js'
 
 /**
  * Analytics (DOMAIN.md §4.3.6): read-only reports over the school's own orders, refunds,
@@ -83,11 +90,17 @@ const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 })
-const moneySchema = {
-  type: 'object',
-  description: 'Integer minor units of an ISO 4217 currency (the school currency).',
-  required: ['amount', 'currency'],
-  properties: { amount: { type: 'integer' }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+const moneyList = moneyListSchema
+const currencyFields = {
+  currency: {
+    type: 'string',
+    description: 'The school currency (listed first in every money figure)',
+  },
+  currencies: {
+    type: 'array',
+    items: { type: 'string' },
+    description: `The currencies every money figure lists, in order. ${CURRENCY_RULE}`,
+  },
 }
 const count = (description: string) => ({ type: 'integer', minimum: 0, description })
 const rate = (description: string) => ({ type: 'number', minimum: 0, maximum: 1, description })
@@ -123,46 +136,53 @@ const intervalParam = query(
   { type: 'string', enum: ['day', 'week', 'month'], default: 'day' },
 )
 
-const REVENUE_RULES =
-  'Revenue: orders in status paid, partially_refunded or refunded count on their `paid_at` with their `total` (gross, tax included); `free` orders, pending/failed/expired orders, and free or manual enrollments never count. Refunds count on their own `created_at`, whenever the order was paid, so a refund may fall in a later period than its order. net = gross − refunds (may be negative). Only orders in the school currency are counted (no conversion).'
+const REVENUE_RULES = `Revenue (src/api/money): ${STATUS_RULE} net = gross − refunds (may be negative). Free or manual enrollments never count. ${TAX_RULE} Every money figure is a per-currency list: ${CURRENCY_RULE}`
 
 const figuresProperties = {
   revenue: {
     type: 'object',
     required: ['gross', 'refunds', 'net'],
-    properties: { gross: moneySchema, refunds: moneySchema, net: moneySchema },
+    properties: {
+      gross: moneyList(DEFINITIONS.orderGross),
+      refunds: moneyList(DEFINITIONS.orderRefunds),
+      net: moneyList(DEFINITIONS.orderNet),
+    },
   },
   orders_count: count('Revenue orders paid in the range.'),
   paying_customers: count(
     'Distinct customers (the student, or the lower-cased email of an order without one) with a revenue order of a positive total paid in the range.',
   ),
-  average_order_value: {
-    ...moneySchema,
-    description: 'gross / orders_count in integer minor units, rounded half up (0 without orders).',
-  },
+  average_order_value: moneyList(DEFINITIONS.averageOrderValue),
   new_students: count('Students created in the range.'),
   active_students: count('Distinct students who completed at least one lesson in the range.'),
   enrollments: count('Enrollments started (`started_at`) in the range, whatever their source.'),
   course_completions: count('Enrollments completed (`completed_at`) in the range.'),
   active_subscriptions: count(
-    'Subscriptions running at the end of the range (or now, if sooner): started, not incomplete, not ended — trialing, active, past due and cancelling at period end included, manual grants too.',
+    `At the end of the range (or now, if sooner). ${DEFINITIONS.activeSubscriptions}`,
   ),
-  mrr: {
-    ...moneySchema,
-    description:
-      'Monthly recurring revenue at the same instant: the sum over running recurring subscriptions that pay (out of trial; active or past_due — past due still owed; not manual grants; in the school currency) of their amount per month (monthly / interval_count, yearly / 12 / interval_count), rounded half up once at the end. Fixed-term and lifetime subscriptions have no interval and do not count.',
-  },
+  trialing_subscriptions: count(
+    `At the end of the range (or now, if sooner). ${DEFINITIONS.trialingSubscriptions}`,
+  ),
+  mrr: moneyList(`At the end of the range (or now, if sooner). ${DEFINITIONS.mrr}`),
   churned_subscriptions: count('Subscriptions whose `ended_at` falls in the range.'),
 }
 const overviewSchema = {
   type: 'object',
-  required: ['object', 'from', 'to', 'timezone', 'currency', ...Object.keys(figuresProperties)],
+  required: [
+    'object',
+    'from',
+    'to',
+    'timezone',
+    'currency',
+    'currencies',
+    ...Object.keys(figuresProperties),
+  ],
   properties: {
     object: { const: 'analytics_overview' },
     from: date('First day of the range'),
     to: date('Last day of the range (inclusive)'),
     timezone: { type: 'string' },
-    currency: { type: 'string' },
+    ...currencyFields,
     ...figuresProperties,
     previous: {
       type: 'object',
@@ -193,17 +213,22 @@ const revenuePeriod = {
   required: ['period_start', 'gross', 'refunds', 'net', 'orders_count'],
   properties: {
     period_start: date('First day of the calendar period'),
-    gross: moneySchema,
-    refunds: moneySchema,
-    net: moneySchema,
+    gross: moneyList(DEFINITIONS.orderGross.replace('the range', 'the period')),
+    refunds: moneyList(DEFINITIONS.orderRefunds.replace('the range', 'the period')),
+    net: moneyList(DEFINITIONS.orderNet),
     orders_count: count('Revenue orders paid in the period'),
     by_product_type: {
       type: 'object',
       description:
-        'With group_by=product_type: gross, refunds and net of the order lines per product type (refunds spread over lines as in the product ranking).',
+        'With group_by=product_type: gross, refunds and net of the order lines per product type, as in the product ranking (before tax).',
       additionalProperties: {
         type: 'object',
-        properties: { gross: moneySchema, refunds: moneySchema, net: moneySchema },
+        required: ['gross', 'refunds', 'net'],
+        properties: {
+          gross: moneyList(DEFINITIONS.productGross.replace('the range', 'the period')),
+          refunds: moneyList(DEFINITIONS.productRefunds.replace('the range', 'the period')),
+          net: moneyList(DEFINITIONS.productNet),
+        },
       },
     },
   },
@@ -224,13 +249,9 @@ const productRow = {
     },
     name: { type: 'string', description: 'The name on the most recent order line of the product' },
     units: count('Quantity sold on revenue orders paid in the range'),
-    gross: { ...moneySchema, description: 'Line totals (after line discounts, before tax)' },
-    refunds: {
-      ...moneySchema,
-      description:
-        'Refunds created in the range, spread over their order’s lines in proportion to the line totals (largest remainder, so they add up exactly)',
-    },
-    net: moneySchema,
+    gross: moneyList(DEFINITIONS.productGross),
+    refunds: moneyList(DEFINITIONS.productRefunds),
+    net: moneyList(DEFINITIONS.productNet),
   },
 }
 
@@ -293,7 +314,7 @@ const studentPeriod = {
     period_start: date('First day of the calendar period'),
     signups: count('Students created in the period'),
     first_purchases: count(
-      'Customers whose first revenue order ever (positive total, in the school currency) was paid in the period',
+      'Customers whose first counted order ever (positive total, any currency) was paid in the period',
     ),
     active_students: count('Distinct students who completed a lesson in the period'),
   },
@@ -361,7 +382,7 @@ const analyticsPaths: OpenApiPaths = {
         enum: ['product_type'],
       }),
     ],
-    listOf(revenuePeriod, { interval: { type: 'string' }, currency: { type: 'string' } }),
+    listOf(revenuePeriod, { interval: { type: 'string' }, ...currencyFields }),
   ),
   '/api/v1/analytics/products': report(
     'getAnalyticsProducts',
@@ -379,12 +400,16 @@ const analyticsPaths: OpenApiPaths = {
         maximum: 200,
         default: 20,
       }),
-      query('sort', 'net_revenue, gross_revenue, refunds, units or name; `-` for descending.', {
-        type: 'string',
-        default: '-net_revenue',
-      }),
+      query(
+        'sort',
+        'net_revenue, gross_revenue, refunds, units or name; `-` for descending. Money keys compare the amounts currency by currency, in the listed order.',
+        {
+          type: 'string',
+          default: '-net_revenue',
+        },
+      ),
     ],
-    listOf(productRow, { currency: { type: 'string' } }),
+    listOf(productRow, currencyFields),
   ),
   '/api/v1/analytics/courses/{course_id}': report(
     'getAnalyticsCourse',

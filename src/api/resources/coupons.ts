@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { Db } from '../../storage/schema.js'
 import { conflict, type FieldError, validationFailed } from '../conventions.js'
 import {
   boolean,
@@ -10,11 +11,15 @@ import {
   type Row,
   text,
 } from '../framework/fields.js'
-import { money } from '../framework/money.js'
+import { money, moneyList } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, structure } from '../framework/structures.js'
-import { REDEEMED_STATUSES, REVENUE_STATUSES } from './orders.js'
+import { DEFINITIONS } from '../money/definitions.js'
+import { loadMoneyRecords, schoolCurrencies } from '../money/loading.js'
+import type { MoneyOrder } from '../money/records.js'
+import { netOfOrders } from '../money/revenue.js'
+import { isRedeemedStatus, REDEEMED_STATUSES } from '../money/statuses.js'
 import { schoolCurrency } from './school.js'
 
 export const COUPON_STATUSES = ['scheduled', 'active', 'expired', 'exhausted', 'disabled'] as const
@@ -324,10 +329,7 @@ export const coupons = defineResource({
       readOnly: true,
       description: 'Orders with this coupon that are paid, (partially) refunded or free',
     }),
-    revenue_attributed: money({
-      readOnly: true,
-      description: 'Net revenue (total less refunds) of the paid orders with this coupon',
-    }),
+    revenue_attributed: moneyList(DEFINITIONS.couponRevenue),
   },
   filters: {
     status: {
@@ -351,39 +353,21 @@ export const coupons = defineResource({
   },
   async enrich(db, rows) {
     const ids = rows.map((r) => r.id as string)
-    const [currency, counts] = await Promise.all([
-      schoolCurrency(db),
-      db
-        .selectFrom('orders')
-        .select((eb) => [
-          'coupon_id',
-          eb.fn.countAll().as('n'),
-          eb.fn
-            .sum(
-              sql<number>`case when status in (${sql.join(REVENUE_STATUSES)}) then total - amount_refunded else 0 end`,
-            )
-            .as('revenue'),
-        ])
-        .where('coupon_id', 'in', ids)
-        .where('status', 'in', [...REDEEMED_STATUSES])
-        .groupBy('coupon_id')
-        .execute(),
+    const moneyDb = db as unknown as Db
+    const [records, currencies] = await Promise.all([
+      loadMoneyRecords(moneyDb, { couponIds: ids }),
+      schoolCurrencies(moneyDb),
     ])
-    const byId = new Map(counts.map((c) => [c.coupon_id as string, c]))
     for (const row of rows) {
-      const found = byId.get(row.id as string)
-      row.times_redeemed = Number(found?.n ?? 0)
-      row.revenue_amount = Number(found?.revenue ?? 0)
-      row.revenue_currency = currency
+      const own = (order: MoneyOrder) => order.coupon_id === row.id
+      row.times_redeemed = records.orders.filter((o) => own(o) && isRedeemedStatus(o.status)).length
+      row.revenue_attributed = netOfOrders(records, own).list(currencies)
     }
   },
   computed: (row, _full, deps) => ({
     status: couponStatus(row, deps.clock.now()),
     times_redeemed: Number(row.times_redeemed ?? 0),
-    revenue_attributed: {
-      amount: Number(row.revenue_amount ?? 0),
-      currency: (row.revenue_currency as string | undefined) ?? 'USD',
-    },
+    revenue_attributed: row.revenue_attributed ?? [],
   }),
   beforeWrite: (context, values, existing) => checkCoupon(context, values, existing),
   async beforeDelete(context, row) {

@@ -1,4 +1,5 @@
 import { signedFileUrl } from '../../storage/files/signing.js'
+import type { Db } from '../../storage/schema.js'
 import type { FieldError } from '../conventions.js'
 import { conflict, validationFailed } from '../conventions.js'
 import {
@@ -11,10 +12,15 @@ import {
   text,
   url,
 } from '../framework/fields.js'
-import { money } from '../framework/money.js'
+import { money, moneyList } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
+import { PerCurrency } from '../money/currencies.js'
+import { DEFINITIONS } from '../money/definitions.js'
+import { loadMoneyRecords, schoolCurrencies } from '../money/loading.js'
+import { ALL_TIME, productFigures, productKey } from '../money/revenue.js'
+import { isRedeemedStatus } from '../money/statuses.js'
 import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -28,10 +34,6 @@ interface ProductFile {
 
 const MAX_FILES = 20
 const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/
-
-/** Orders whose digital-product lines count as sales; revenue counts the paid ones only. */
-const SOLD = ['paid', 'partially_refunded', 'refunded', 'free']
-const PAID = ['paid', 'partially_refunded', 'refunded']
 
 /**
  * The `files` list of a write: `[{file_id, name?}]`. The name defaults to the file's name;
@@ -144,41 +146,31 @@ async function update(context: ResourceContext, row: Row, changes: Row): Promise
 }
 
 /**
- * Sales and revenue per product from the school's orders: units on sold orders (free claims
- * of a lead magnet included), and the line totals of paid orders less each order's refunds,
- * shared among its lines in proportion to their totals.
+ * Sales and revenue per product, by the money rules (src/api/money): units on redeemed orders
+ * (free claims of a lead magnet included), and net revenue of all time per currency.
  */
 async function loadStats(db: ResourceDb, rows: Row[]): Promise<void> {
   const ids = rows.map((r) => r.id as string)
-  const lines = await db
-    .selectFrom('order_items')
-    .innerJoin('orders', 'orders.id', 'order_items.order_id')
-    .select([
-      'order_items.product_id as product_id',
-      'order_items.quantity as quantity',
-      'order_items.total_amount as total_amount',
-      'orders.status as status',
-      'orders.total as order_total',
-      'orders.amount_refunded as amount_refunded',
-    ])
-    .where('order_items.product_type', '=', 'digital_product')
-    .where('order_items.product_id', 'in', ids)
-    .where('orders.status', 'in', SOLD)
-    .execute()
+  const moneyDb = db as unknown as Db
+  const [records, currencies] = await Promise.all([
+    loadMoneyRecords(moneyDb, { productType: 'digital_product', productIds: ids }),
+    schoolCurrencies(moneyDb),
+  ])
+  const products = productFigures(records, ALL_TIME, (l) => l.product_type === 'digital_product')
+  const redeemed = new Set(
+    records.orders.filter((o) => isRedeemedStatus(o.status)).map((o) => o.id),
+  )
   for (const row of rows) {
-    let sales = 0
-    let revenue = 0
-    for (const line of lines) {
-      if (line.product_id !== row.id) continue
-      sales += Number(line.quantity)
-      if (!PAID.includes(line.status as string)) continue
-      const total = Number(line.total_amount)
-      const orderTotal = Number(line.order_total)
-      const refunded = Number(line.amount_refunded)
-      revenue += total - (orderTotal > 0 ? Math.round((total * refunded) / orderTotal) : 0)
-    }
-    row.sales_count = sales
-    row.revenue = { amount: revenue, currency: row.currency }
+    row.sales_count = records.lines
+      .filter(
+        (l) =>
+          l.product_type === 'digital_product' &&
+          l.product_id === row.id &&
+          redeemed.has(l.order_id),
+      )
+      .reduce((n, l) => n + l.quantity, 0)
+    const figures = products.get(productKey('digital_product', row.id as string))
+    row.revenue = (figures?.net ?? new PerCurrency()).list(currencies)
   }
 }
 
@@ -263,6 +255,12 @@ export const digitalProducts = defineResource({
     }),
     license_text: text({ public: true, max: 5000, nullable: true }),
     published_at: instant({ public: true, readOnly: true, nullable: true, filter: true }),
+    sales_count: integer({
+      readOnly: true,
+      description:
+        'Full view only: units sold on orders that redeemed them, all time (paid, partially_refunded, refunded or free; free claims of a lead magnet included)',
+    }),
+    revenue: moneyList(`Full view only. ${DEFINITIONS.digitalRevenue}`),
   },
   async enrich(db, rows, full) {
     await loadPlans(db, rows, full)
@@ -282,7 +280,7 @@ export const digitalProducts = defineResource({
       included_in_plan_ids: row.included_in_plan_ids ?? [],
       ...(full && {
         sales_count: row.sales_count ?? 0,
-        revenue: row.revenue ?? { amount: 0, currency: row.currency },
+        revenue: row.revenue ?? [{ amount: 0, currency: row.currency }],
       }),
     }
   },

@@ -1,3 +1,4 @@
+import type { Db } from '../../storage/schema.js'
 import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import {
   boolean,
@@ -11,10 +12,15 @@ import {
   text,
   url,
 } from '../framework/fields.js'
-import { money } from '../framework/money.js'
+import { money, moneyList } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { PerCurrency } from '../money/currencies.js'
+import { DEFINITIONS } from '../money/definitions.js'
+import { loadMoneyRecords, loadSubscriptions, schoolCurrencies } from '../money/loading.js'
+import { ALL_TIME, productFigures, productKey } from '../money/revenue.js'
+import { mrrAt, subscriptionCounts } from '../money/subscriptions.js'
 import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -190,24 +196,11 @@ const includesOf = (row: Row): Includes => ({
   ...(JSON.parse((row.includes as string | null) ?? '{}') as Partial<Includes>),
 })
 
-/** Statuses that count a subscription as live (access now, and for MRR when paying). */
-const LIVE = ['trialing', 'active', 'past_due']
-/** Orders whose money the school received (refunds are subtracted separately). */
-const PAID = ['paid', 'partially_refunded', 'refunded']
-
-/** What one subscription adds to the monthly recurring revenue, in minor units. */
-function monthlyAmount(sub: Row): number {
-  const count = Number(sub.interval_count ?? 1) || 1
-  if (sub.interval === 'month') return Number(sub.amount) / count
-  if (sub.interval === 'year') return Number(sub.amount) / (12 * count)
-  return 0
-}
-
 /**
  * Loads each plan's prices (all of them in the full view, active ones in the public view),
  * the titles of what it includes and, in the full view, its stats — one query each per page.
  */
-async function enrichPlans(db: ResourceDb, rows: Row[], full: boolean): Promise<void> {
+async function enrichPlans(db: ResourceDb, rows: Row[], full: boolean, now: number): Promise<void> {
   const ids = rows.map((r) => r.id as string)
   const prices = (await db
     .selectFrom('membership_plan_prices')
@@ -263,66 +256,30 @@ async function enrichPlans(db: ResourceDb, rows: Row[], full: boolean): Promise<
         digital_product_ids: shownProducts.filter(productShown).map((p) => p.id),
       })
   }
-  if (full) await loadStats(db, rows, ids)
+  if (full) await loadStats(db, rows, ids, now)
 }
 
 /**
- * Stats: live subscriptions by status, MRR from the paying ones (each at the amount it
- * signed up with), and revenue from paid membership_plan order lines minus their share of
- * the order's refunds.
+ * Stats, by the money rules (src/api/money): active and trialing subscriptions and MRR now,
+ * and the plan's net revenue of all time, each money figure per currency.
  */
-async function loadStats(db: ResourceDb, rows: Row[], ids: string[]): Promise<void> {
-  const [subs, lines] = await Promise.all([
-    db
-      .selectFrom('subscriptions')
-      .select(['plan_id', 'status', 'amount', 'interval', 'interval_count', 'source'])
-      .where('plan_id', 'in', ids)
-      .where('status', 'in', LIVE)
-      .execute(),
-    db
-      .selectFrom('order_items')
-      .innerJoin('orders', 'orders.id', 'order_items.order_id')
-      .select([
-        'order_items.product_id as plan_id',
-        'order_items.total_amount as line_total',
-        'orders.id as order_id',
-        'orders.total as order_total',
-      ])
-      .where('order_items.product_type', '=', 'membership_plan')
-      .where('order_items.product_id', 'in', ids)
-      .where('orders.status', 'in', PAID)
-      .execute(),
+async function loadStats(db: ResourceDb, rows: Row[], ids: string[], now: number): Promise<void> {
+  const moneyDb = db as unknown as Db
+  const [subs, records, currencies] = await Promise.all([
+    loadSubscriptions(moneyDb, { planIds: ids }),
+    loadMoneyRecords(moneyDb, { productType: 'membership_plan', productIds: ids }),
+    schoolCurrencies(moneyDb),
   ])
-  const orderIds = [...new Set(lines.map((l) => l.order_id as string))]
-  const refunded = new Map<string, number>()
-  if (orderIds.length > 0) {
-    const refunds = await db
-      .selectFrom('refunds')
-      .select(['order_id', (eb) => eb.fn.sum('amount').as('amount')])
-      .where('order_id', 'in', orderIds)
-      .groupBy('order_id')
-      .execute()
-    for (const r of refunds) refunded.set(r.order_id as string, Number(r.amount))
-  }
-  const currency = await schoolCurrency(db)
+  const products = productFigures(records, ALL_TIME, (l) => l.product_type === 'membership_plan')
   for (const row of rows) {
     const own = subs.filter((s) => s.plan_id === row.id)
-    const paying = own.filter(
-      (s) => (s.status === 'active' || s.status === 'past_due') && s.source !== 'manual',
-    )
-    let revenue = 0
-    for (const line of lines.filter((l) => l.plan_id === row.id)) {
-      const lineTotal = Number(line.line_total)
-      const orderTotal = Number(line.order_total)
-      const refund = refunded.get(line.order_id as string) ?? 0
-      // A refund is shared among the order's lines in proportion to their amounts.
-      revenue += lineTotal - (orderTotal > 0 ? Math.round((refund * lineTotal) / orderTotal) : 0)
-    }
+    const counts = subscriptionCounts(own, now)
+    const figures = products.get(productKey('membership_plan', row.id as string))
     row.stats = JSON.stringify({
-      active_subscriptions: own.filter((s) => s.status === 'active').length,
-      trialing: own.filter((s) => s.status === 'trialing').length,
-      mrr: { amount: Math.round(paying.reduce((n, s) => n + monthlyAmount(s), 0)), currency },
-      total_revenue: { amount: revenue, currency },
+      active_subscriptions: counts.active_subscriptions,
+      trialing: counts.trialing_subscriptions,
+      mrr: mrrAt(own, now, currencies),
+      total_revenue: (figures?.net ?? new PerCurrency()).list(currencies),
     })
   }
 }
@@ -578,15 +535,15 @@ export const membershipPlans = defineResource({
     }),
     stats: object(
       {
-        active_subscriptions: integer(),
-        trialing: integer(),
-        mrr: money({ description: 'Monthly recurring revenue of paying subscriptions' }),
-        total_revenue: money({ description: 'Paid plan orders, minus refunds' }),
+        active_subscriptions: integer({ description: `Now. ${DEFINITIONS.activeSubscriptions}` }),
+        trialing: integer({ description: `Now. ${DEFINITIONS.trialingSubscriptions}` }),
+        mrr: moneyList(`Of the plan's subscriptions, now. ${DEFINITIONS.mrr}`),
+        total_revenue: moneyList(DEFINITIONS.planRevenue),
       },
       { readOnly: true, description: 'Computed from subscriptions and orders' },
     ),
   },
-  enrich: (db, rows, full) => enrichPlans(db, rows, full),
+  enrich: (db, rows, full, now) => enrichPlans(db, rows, full, now),
   computed: (row) => ({
     included: row.included ?? { courses: [], digital_products: [] },
   }),

@@ -22,10 +22,6 @@ export const ORDER_STATUSES = [
   'partially_refunded',
   'free',
 ] as const
-/** Orders whose money was taken (revenue by `paid_at`; refunds subtract by their date). */
-export const REVENUE_STATUSES = ['paid', 'partially_refunded', 'refunded'] as const
-/** Orders that redeemed their coupon: the paid ones and the free ones. */
-export const REDEEMED_STATUSES = [...REVENUE_STATUSES, 'free'] as const
 export const PRODUCT_TYPES = [
   'course',
   'membership_plan',
@@ -59,6 +55,11 @@ const itemMembers = {
 
 const refundMembers = {
   id: text({ required: true }),
+  order_line_id: text({
+    nullable: true,
+    description:
+      'The line (an `items[].id` of this order) the refund is for; null: the whole order, whose refund is allocated over its lines and tax (src/api/money/refunds.ts)',
+  }),
   amount: money({ required: true }),
   reason: text({ nullable: true }),
   created_at: instant({ required: true }),
@@ -194,6 +195,7 @@ export const orders = defineResource({
         .filter((refund) => refund.order_id === row.id)
         .map((refund) => ({
           id: refund.id,
+          order_line_id: refund.order_line_id ?? null,
           amount: usd(refund.amount, currency),
           reason: refund.reason ?? null,
           created_at: timestamp(Number(refund.created_at)),

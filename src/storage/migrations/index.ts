@@ -9,6 +9,7 @@ import { memberships } from './0007-memberships.js'
 import { storage } from './0008-storage.js'
 import { community } from './0009-community.js'
 import { postCategories } from './0010-post-categories.js'
+import { refundLines } from './0011-refund-lines.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   storage,
   community,
   postCategories,
+  refundLines,
 ]

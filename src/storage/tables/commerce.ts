@@ -63,6 +63,8 @@ export interface OrderItemTable {
 export interface RefundTable {
   id: string
   order_id: string
+  /** The line refunded; null: the whole order (allocated, src/api/money/refunds.ts). */
+  order_line_id: string | null
   amount: number
   reason: string | null
   created_at: number
