@@ -85,7 +85,7 @@ describe('/api/v1/coupons: its own rules', () => {
       code: stem.toUpperCase(),
       status: 'active',
       times_redeemed: 0,
-      revenue_attributed: { amount: 0, currency: 'USD' },
+      revenue_attributed: [{ amount: 0, currency: 'USD' }],
       applies_to: { type: 'all', products: [] },
       duration: { type: 'once' },
       enabled: true,
@@ -237,7 +237,7 @@ describe('/api/v1/coupons: its own rules', () => {
       code: `${coupon.code}B`,
       name: 'Still editable',
       times_redeemed: 1,
-      revenue_attributed: { amount: 8500, currency: 'USD' },
+      revenue_attributed: [{ amount: 8500, currency: 'USD' }],
     })
   })
 
@@ -311,9 +311,20 @@ describe('/api/v1/coupons: its own rules', () => {
         updated_at: now,
       })
       .execute()
+    // The refunds themselves are the source of truth (amount_refunded is their sum).
+    await (server.deps.database.db as Db)
+      .insertInto('refunds')
+      .values({
+        id: 'rfd_cpntest_refunded',
+        order_id: 'ord_cpntest_refunded',
+        amount: 1000,
+        reason: null,
+        created_at: now,
+      })
+      .execute()
     const body = await readJson(await call(`/api/v1/coupons/${only.id}`))
     expect(body.times_redeemed).toBe(3)
-    expect(body.revenue_attributed).toEqual({ amount: 5000, currency: 'USD' })
+    expect(body.revenue_attributed).toEqual([{ amount: 5000, currency: 'USD' }])
     const forCourse = await readJson(
       await call(`/api/v1/coupons?applies_to_product_id=${course.id}&limit=100`),
     )
