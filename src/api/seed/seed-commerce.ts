@@ -6,6 +6,8 @@ import type {
   OrderProductType,
   OrderStatus,
 } from '../../storage/tables/commerce.js'
+import type { MoneyLine, MoneyRefund } from '../money/records.js'
+import { checkRefund } from '../money/refunds.js'
 
 const MINUTE = 60_000
 const DAY = 86_400_000
@@ -128,8 +130,21 @@ interface Draft {
   /** A full refund this many days after payment (canceled attendance, revoked course). */
   refundAfterDays?: number
   partialRefund?: boolean
+  /** Tax on the discounted lines (VAT), as a fraction; default none. */
+  taxRate?: number
+  /** Default the school currency. */
+  currency?: string
+  /** Refunds chosen by hand: of a line (its index) or of the whole order (null). */
+  refundsOf?: (lineTotals: number[], tax: number) => ManualRefund[]
   revoked?: boolean
   coupon?: DemoCoupon
+}
+
+interface ManualRefund {
+  readonly line: number | null
+  readonly amount: number
+  readonly afterDays: number
+  readonly reason: string
 }
 
 const couponId = (c: DemoCoupon) => `cpn_demo_${c.slug}`
@@ -474,6 +489,8 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
       outcome: 'expired',
     })
 
+  drafts.push(...moneyRuleDrafts(products, customers, now))
+
   drafts.sort((a, b) => a.at - b.at || a.customer.email.localeCompare(b.customer.email))
 
   // Refunds: a canceled attendance if there is one, else a revoked course; and one partial.
@@ -490,6 +507,11 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
   const uses = new Map<string, string[]>()
   let seq = 0
   for (const draft of drafts) {
+    if (draft.coupon) {
+      // Chosen by hand (moneyRuleDrafts): counted as a use, so the coupon's limits hold.
+      uses.set(draft.coupon.code, [...(uses.get(draft.coupon.code) ?? []), draft.customer.email])
+      continue
+    }
     if (draft.outcome !== 'paid' || draft.kind === 'renewal') continue
     if (draft.refundAfterDays !== undefined || draft.partialRefund) continue
     seq += 1
@@ -513,14 +535,20 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
     const gross = draft.lines.map((l) => l.unit_amount * l.quantity)
     const subtotal = gross.reduce((a, b) => a + b, 0)
     const discountTotal = discounts.reduce((a, b) => a + b, 0)
-    const total = subtotal - discountTotal
-    const refunds: Array<{ amount: number; at: number; reason: string }> = []
-    if (total > 0 && draft.outcome === 'paid') {
+    const lineTotals = gross.map((g, i) => g - (discounts[i] ?? 0))
+    const tax = Math.round((subtotal - discountTotal) * (draft.taxRate ?? 0))
+    const total = subtotal - discountTotal + tax
+    const refunds: Array<{ amount: number; at: number; reason: string; line: number | null }> = []
+    if (draft.refundsOf)
+      for (const refund of draft.refundsOf(lineTotals, tax))
+        refunds.push({ ...refund, at: Math.min(now, draft.at + refund.afterDays * DAY) })
+    else if (total > 0 && draft.outcome === 'paid') {
       if (draft.refundAfterDays !== undefined)
         refunds.push({
           amount: total,
           at: Math.min(now, draft.at + draft.refundAfterDays * DAY),
           reason: draft.kind === 'ticket' ? 'Could not attend' : 'Requested within 14 days',
+          line: null,
         })
       else if (draft.partialRefund) {
         const last = draft.lines.length - 1
@@ -528,6 +556,8 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
           amount: (gross[last] ?? 0) - (discounts[last] ?? 0),
           at: Math.min(now, draft.at + 3 * DAY),
           reason: `Bought ${draft.lines[last]?.name} by mistake`,
+          // The refund names its line: the product figures charge that course alone.
+          line: last,
         })
       }
     }
@@ -566,10 +596,10 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
         student_id: draft.customer.id || null,
         customer_email: draft.customer.email,
         customer_name: draft.customer.name,
-        currency: CURRENCY,
+        currency: draft.currency ?? CURRENCY,
         subtotal,
         discount_total: discountTotal,
-        tax_total: 0,
+        tax_total: tax,
         total,
         amount_refunded: refunded,
         coupon_id: draft.coupon ? couponId(draft.coupon) : null,
@@ -595,17 +625,37 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
           total_amount: (gross[position] ?? 0) - (discounts[position] ?? 0),
         })
         .execute()
-    for (const [k, refund] of refunds.entries())
+    const written: MoneyLine[] = draft.lines.map((line, position) => ({
+      id: `oit_demo_${number}_${position + 1}`,
+      order_id: id,
+      position,
+      product_type: line.product_type,
+      product_id: line.product_id,
+      name: line.name,
+      quantity: line.quantity,
+      total_amount: lineTotals[position] ?? 0,
+    }))
+    const earlier: MoneyRefund[] = []
+    for (const [k, refund] of refunds.entries()) {
+      const row: MoneyRefund = {
+        id: `rfd_demo_${number}${k > 0 ? `_${k + 1}` : ''}`,
+        order_id: id,
+        order_line_id: refund.line === null ? null : (written[refund.line]?.id ?? null),
+        amount: refund.amount,
+        created_at: refund.at,
+      }
+      // The writer's check: a refund's line belongs to its order, and no more is refunded
+      // than was paid (src/api/money/refunds.ts).
+      const paidOrder = { id, status: 'paid', total, tax_total: tax }
+      const problems = checkRefund(paidOrder, written, earlier, row)
+      if (problems.length > 0)
+        throw new Error(`demo refund ${row.id}: ${problems.map((p) => p.message).join('; ')}`)
+      earlier.push(row)
       await db
         .insertInto('refunds')
-        .values({
-          id: `rfd_demo_${number}${k > 0 ? `_${k + 1}` : ''}`,
-          order_id: id,
-          amount: refund.amount,
-          reason: refund.reason,
-          created_at: refund.at,
-        })
+        .values({ ...row, reason: refund.reason })
         .execute()
+    }
     if (draft.attendeeId)
       await db
         .updateTable('event_attendees')
@@ -620,6 +670,66 @@ export async function seedCommerce(db: Db, now: number, _deps: AppDeps): Promise
         .where('id', '=', draft.subscriptionId)
         .execute()
   }
+}
+
+/**
+ * Orders that exercise every money rule (src/api/money), with hand-chosen amounts:
+ * - a taxed order (20 % VAT) of several lines with a coupon, partly refunded twice: once for
+ *   half of its digital-product line (the refund names the line, so only that product is
+ *   charged, with its share of the tax), once by a goodwill amount naming no line, which
+ *   splits unevenly over the lines and the tax (largest remainder);
+ * - an order in a second currency (EUR), which every figure lists apart from the dollars.
+ */
+function moneyRuleDrafts(
+  products: ReadonlyArray<{ id: string; title: string; price_amount: number }>,
+  customers: ReadonlyMap<string, Customer>,
+  now: number,
+): Draft[] {
+  const preset = products.find((p) => p.id === 'dpr_demo_lightroom_preset_pack')
+  const checklist = products.find((p) => p.id === 'dpr_demo_gear_checklist')
+  const taxed = customers.get('stu_demo_27')
+  const european = customers.get('stu_demo_29')
+  if (!preset || !checklist || !taxed || !european) return []
+  const digital = (product: { id: string; title: string }, unit: number): Line => ({
+    product_type: 'digital_product',
+    product_id: product.id,
+    price_id: null,
+    event_id: null,
+    name: product.title,
+    quantity: 1,
+    unit_amount: unit,
+  })
+  return [
+    {
+      at: now - 26 * DAY - 5 * 60 * MINUTE,
+      customer: taxed,
+      lines: [digital(preset, Number(preset.price_amount)), digital(checklist, 0)],
+      kind: 'digital',
+      outcome: 'paid',
+      coupon: couponBy('WELCOME10'),
+      taxRate: 0.2,
+      refundsOf: (lineTotals, tax) => {
+        const presetLine = lineTotals[0] ?? 0
+        return [
+          {
+            line: 0,
+            amount: Math.round((presetLine + tax) / 2),
+            afterDays: 2,
+            reason: 'Half the presets did not suit the camera',
+          },
+          { line: null, amount: 101, afterDays: 5, reason: 'Goodwill for a late download link' },
+        ]
+      },
+    },
+    {
+      at: now - 33 * DAY - 2 * 60 * MINUTE,
+      customer: european,
+      lines: [digital(preset, 2200)],
+      kind: 'digital',
+      outcome: 'paid',
+      currency: 'EUR',
+    },
+  ]
 }
 
 /** Calendar months in UTC, as the memberships seed counts billing periods. */

@@ -224,6 +224,15 @@ const SUBSCRIPTIONS: DemoSubscription[] = [
     startedDaysAgo: 3,
     status: 'trialing',
   },
+  // Its 7-day trial ended three days ago and no payment has turned it active yet: still
+  // marked trialing, it counts neither as active nor as trialing (src/api/money).
+  {
+    id: 'sub_demo_trial_lapsed',
+    student: 'stu_demo_23',
+    price: 'mpp_demo_studio_monthly',
+    startedDaysAgo: 10,
+    status: 'trialing',
+  },
   // The renewal at the start of its current period failed.
   {
     id: 'sub_demo_past_due',
