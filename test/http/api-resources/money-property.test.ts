@@ -1,10 +1,12 @@
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../../src/storage/schema.js'
 import type { OrderStatus } from '../../../src/storage/tables/commerce.js'
 import type { SubscriptionTable } from '../../../src/storage/tables/memberships.js'
 import { type Call, expectScreensAgree, moneyClient } from '../../support/money-agreement.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
+import { issue } from '../../support/token-lifecycle.js'
+import { apiClient } from './conventions.js'
 
 /**
  * Money that counts, on any school's data: random histories (order statuses, currencies, tax,
@@ -14,11 +16,12 @@ import { startTestServer, type TestServer } from '../../support/server.js'
  */
 const DAY = 86_400_000
 const HOUR = 3_600_000
-const RUNS = Number(process.env.MONEY_PROPERTY_RUNS ?? 10)
+const RUNS = Number(process.env.MONEY_PROPERTY_RUNS ?? 40)
 
 let server: TestServer
 let db: Db
 let call: Call
+let setSchoolCurrency: (currency: string) => Promise<void>
 
 const PLANS = ['mpl_p1', 'mpl_p2']
 const PRODUCTS = ['dpr_p1', 'dpr_p2']
@@ -132,6 +135,14 @@ beforeAll(async () => {
       })
       .execute()
   call = await moneyClient(server)
+  const { accessToken } = await issue(server, { role: 'owner', scope: 'school:write' })
+  setSchoolCurrency = async (currency: string) => {
+    const response = await apiClient(server, accessToken)('/api/v1/school', {
+      method: 'PATCH',
+      json: { currency },
+    })
+    expect(response.status).toBe(200)
+  }
 })
 afterAll(async () => {
   await server?.close()
@@ -211,7 +222,8 @@ async function write(h: History): Promise<void> {
   await db.deleteFrom('order_items').execute()
   await db.deleteFrom('orders').execute()
   await db.deleteFrom('subscriptions').execute()
-  await db.updateTable('school').set({ currency: h.schoolCurrency }).execute()
+  // The owner's way: PATCH /api/v1/school (new prices only; records keep their currency).
+  await setSchoolCurrency(h.schoolCurrency)
   for (const [n, o] of h.orders.entries()) {
     const id = `ord_p${run}_${n}`
     const totals = o.lines.map((l) => l.total)
