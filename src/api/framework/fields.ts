@@ -72,6 +72,9 @@ export function field(options: FieldOptions, kind: Kind): Field {
       const base: JsonSchema = { ...kind.schema }
       if (options.description) base.description = options.description
       if (options.readOnly) base.readOnly = true
+      // A nullable enumeration lists null among its values, or null would fail the enum.
+      if (nullable && Array.isArray(base.enum) && !base.enum.includes(null))
+        base.enum = [...base.enum, null]
       if (nullable && typeof base.type === 'string') base.type = [base.type, 'null']
       else if (nullable) return { anyOf: [base, { type: 'null' }] }
       return base

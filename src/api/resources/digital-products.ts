@@ -255,6 +255,12 @@ export const digitalProducts = defineResource({
     }),
     license_text: text({ public: true, max: 5000, nullable: true }),
     published_at: instant({ public: true, readOnly: true, nullable: true, filter: true }),
+    included_in_plan_ids: structure({ type: 'array', items: { type: 'string' } }, () => undefined, {
+      public: true,
+      readOnly: true,
+      description:
+        'Membership plans whose `includes.digital_product_ids` name the product (for the public: active plans on the pricing page)',
+    }),
     sales_count: integer({
       readOnly: true,
       description:

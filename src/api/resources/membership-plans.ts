@@ -96,7 +96,17 @@ function pricesField(): Field {
         'Existing prices (with id) may only change `active`; a new amount or interval is a new entry without id. Prices left out are deactivated, never deleted. The public view lists active prices only.',
     },
     {
-      schema: { type: 'array', maxItems: MAX_PRICES, items: entry },
+      schema: {
+        type: 'array',
+        maxItems: MAX_PRICES,
+        items: {
+          ...entry,
+          properties: {
+            ...(entry.properties as Record<string, unknown>),
+            created_at: { type: 'string', format: 'date-time', readOnly: true },
+          },
+        },
+      },
       parse(value, path, errors) {
         if (!Array.isArray(value) || value.length > MAX_PRICES) {
           errors.push({
