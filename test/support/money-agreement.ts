@@ -119,11 +119,9 @@ export async function expectScreensAgree(call: Call, days = 365): Promise<Record
     ).toEqual([figures.gross, figures.refunds, figures.net, figures.orders_count])
     const types: Record<string, { gross: Json[]; refunds: Json[]; net: Json[] }> = {}
     for (const row of productFigures(records, inPeriod).values()) {
-      const t = (types[row.product_type] ??= {
-        gross: currencies.map((c) => ({ amount: 0, currency: c })),
-        refunds: currencies.map((c) => ({ amount: 0, currency: c })),
-        net: currencies.map((c) => ({ amount: 0, currency: c })),
-      })
+      const zeros = () => currencies.map((c) => ({ amount: 0, currency: c }))
+      const t = types[row.product_type] ?? { gross: zeros(), refunds: zeros(), net: zeros() }
+      types[row.product_type] = t
       for (const key of ['gross', 'refunds', 'net'] as const)
         row[key].forEach((m, i) => {
           ;(t[key][i] as Json).amount += m.amount

@@ -80,7 +80,7 @@ function lineCharges(order: Json, refund: Json): Map<string, number> {
     return out
   }
   const parts = referenceSplit(refund.amount.amount, [...totals, tax])
-  items.forEach((item, i) => out.set(item.id, parts[i] as number))
+  for (const [i, item] of items.entries()) out.set(item.id, parts[i] as number)
   return out
 }
 

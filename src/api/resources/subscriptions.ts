@@ -10,11 +10,12 @@ import {
 } from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { RUNNING_STATUSES } from '../money/subscriptions.js'
 
 const DAY = 86_400_000
 
-/** Statuses of a subscription that still gives access. */
-const LIVE = ['trialing', 'active', 'past_due']
+/** Statuses of a subscription that still gives access: those not ended (src/api/money). */
+const LIVE: readonly string[] = RUNNING_STATUSES
 const ENDED = ['canceled', 'expired']
 
 async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
