@@ -543,6 +543,35 @@ export const membershipPlans = defineResource({
       sortable: true,
       description: 'Order on the pricing page; new plans go last',
     }),
+    included: structure(
+      {
+        type: 'object',
+        properties: Object.fromEntries(
+          ['courses', 'digital_products'].map((key) => [
+            key,
+            {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'string' },
+                  title: { type: 'string' },
+                  slug: { type: 'string' },
+                  status: { type: 'string', description: 'Full view only' },
+                },
+              },
+            },
+          ]),
+        ),
+      },
+      () => undefined,
+      {
+        public: true,
+        readOnly: true,
+        description:
+          'The courses and digital products `includes` names, with their titles (for the public: the published ones)',
+      },
+    ),
     stats: object(
       {
         active_subscriptions: integer({ description: `Now. ${DEFINITIONS.activeSubscriptions}` }),

@@ -116,6 +116,12 @@ export const subscriptions = defineResource({
     cancellation_reason: text({ readOnly: true, nullable: true, max: 500 }),
     ended_at: instant({ readOnly: true, nullable: true }),
     latest_order_id: reference('ord', { readOnly: true, nullable: true }),
+    next_charge_at: instant({
+      readOnly: true,
+      nullable: true,
+      description:
+        'When it charges next: the end of the trial or of the current period of a paid recurring subscription that will renew; null otherwise',
+    }),
     ends_at: instant({
       nullable: true,
       description:
