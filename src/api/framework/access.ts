@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../http/deps.js'
 import { ProblemError } from '../../http/problem.js'
 import { type Caller, requireScope } from '../caller.js'
+import type { Row } from './fields.js'
 import type { ResourceContext, ResourceDefinition } from './resource.js'
 import type { ResourceDb } from './store.js'
 
@@ -52,4 +53,30 @@ export function writerOf(
     caller,
     now: deps.clock.now(),
   }
+}
+
+/** Whether the caller's role writes only its own records of this resource. */
+export function limitedToOwn(resource: ResourceDefinition, context: ResourceContext): boolean {
+  const { ownership } = resource
+  return ownership.kind === 'person' && ownership.limited.includes(context.caller.user.role)
+}
+
+/**
+ * Refuses a write to a record the caller's role may change only when it is theirs (a lecturer
+ * and someone else's event): 403 `forbidden_role`, naming the rule. `row` is the stored record
+ * or the columns a write would store; roles that write every record pass.
+ */
+export async function requireOwner(
+  resource: ResourceDefinition,
+  context: ResourceContext,
+  row: Row,
+): Promise<void> {
+  const { ownership } = resource
+  if (ownership.kind !== 'person' || !limitedToOwn(resource, context)) return
+  if (await ownership.owns(context, row)) return
+  throw new ProblemError(403, {
+    code: 'forbidden_role',
+    title: 'Forbidden',
+    detail: `the ${context.caller.user.role} role may change only its own ${resource.collection}: ${ownership.rule}`,
+  })
 }

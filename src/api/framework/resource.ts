@@ -21,6 +21,29 @@ export interface QueryFilter {
   readonly description?: string
 }
 
+/**
+ * Who owns a record, answered in every resource's declaration (issue 16, "ownership within
+ * roles"). Either the school owns every record, and each role that may write writes them all
+ * (`school`, with the reason), or a person owns each record (`person`): the `limited` roles
+ * write only the records `owns` says are theirs, while the other write roles write them all.
+ */
+export type Ownership =
+  | { readonly kind: 'school'; readonly reason: string }
+  | {
+      readonly kind: 'person'
+      /** Roles that write only their own records (every one of them is also a write role). */
+      readonly limited: readonly Role[]
+      /** Who owns a record, in words (for the docs and the 403). */
+      readonly rule: string
+      /**
+       * Whether the caller owns the row: a stored one, or the columns a create or an update
+       * would store. Runs inside the write's transaction.
+       */
+      owns(context: ResourceContext, row: Row): Promise<boolean>
+      /** Marks a new record as the caller's (e.g. `created_by`) before `owns` checks it. */
+      claim?(context: ResourceContext, values: Row): void
+    }
+
 /** What a hook or an action works with. */
 export interface ResourceContext {
   readonly deps: AppDeps
@@ -54,6 +77,8 @@ export interface ResourceDefinition {
   readonly scopes: { readonly read: string; readonly write?: string }
   /** Roles that may write, on top of holding the write scope. */
   readonly writeRoles: readonly Role[]
+  /** Who owns a record: which of the write roles write only their own (see `Ownership`). */
+  readonly ownership: Ownership
   readonly fields: Readonly<Record<string, Field>>
   readonly operations: readonly Operation[]
   /** Rows of the table that belong to this resource (members: the team roles of `users`). */

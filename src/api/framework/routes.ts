@@ -10,7 +10,7 @@ import {
   requireObject,
   validationFailed,
 } from '../conventions.js'
-import { notFound, readsFull, writerOf } from './access.js'
+import { notFound, readsFull, requireOwner, writerOf } from './access.js'
 import type { Row } from './fields.js'
 import { withIdempotency } from './idempotency.js'
 import { encodeCursor, parseListParams, searchableOf } from './list-params.js'
@@ -252,6 +252,8 @@ export function registerResource(
         const existing = await resource.existing?.(tx, values)
         if (existing) return { status: 200, id: existing }
         await resource.beforeCreate?.(tx, values)
+        if (resource.ownership.kind === 'person') resource.ownership.claim?.(tx, values)
+        await requireOwner(resource, tx, values)
         await resource.beforeWrite?.(tx, values)
         await checkUnique(txStore, values)
         await write(() => txStore.insert(values))
@@ -282,6 +284,9 @@ export function registerResource(
       const values = parseWrite(resource, requireObject(request.body), 'update', row)
       const id = row.id as string
       await atomically(context, async (tx, txStore) => {
+        // The record must be the caller's before the change, and still be theirs after it.
+        await requireOwner(resource, tx, row)
+        await requireOwner(resource, tx, { ...row, ...values })
         await resource.beforeWrite?.(tx, values, row)
         await checkUnique(txStore, values, id)
         await write(() => txStore.update(id, { ...values, updated_at: context.now }))
@@ -296,6 +301,7 @@ export function registerResource(
       const row = await load(request, true)
       checkIfMatch(request.headers['if-match'], etagOf(viewOf(resource, row, true, deps)))
       await atomically(context, async (tx, txStore) => {
+        await requireOwner(resource, tx, row)
         await resource.beforeDelete?.(tx, row)
         if (resource.remove) await resource.remove(tx, row)
         else await txStore.remove(row.id as string)
@@ -320,6 +326,7 @@ export function registerResource(
       }
       const row = await load(request, true)
       checkIfMatch(request.headers['if-match'], etagOf(viewOf(resource, row, true, deps)))
+      await requireOwner(resource, context, row)
       return idempotentPost(request, reply, context, async () => ({
         status: action.creates ? 201 : 200,
         id: await action.run(context, row, input),

@@ -3,6 +3,7 @@ import { checkStorable, enumeration, type Field, fail, text, url } from '../fram
 import { defineResource } from '../framework/resource.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
 import { findCssProblem } from './custom-css.js'
+import { schoolWide } from './owners.js'
 
 const hex = (fallback: string) =>
   text({
@@ -76,6 +77,9 @@ export const appearance = defineResource({
   summary: 'The school’s theme',
   scopes: { read: 'appearance:read', write: 'appearance:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide(
+    'The school’s one look (theme, custom CSS) belongs to the school, not to a person',
+  ),
   operations: ['get', 'update'],
   public: { get: {} },
   fields: {

@@ -1,6 +1,7 @@
 import { conflict } from '../conventions.js'
 import { html, integer, text } from '../framework/fields.js'
 import { defineResource, type ResourceDefinition } from '../framework/resource.js'
+import { schoolWide } from './owners.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 interface CategoryKind {
@@ -26,6 +27,9 @@ export function categories(kind: CategoryKind): ResourceDefinition {
     summary: kind.summary,
     scopes: { read: `${of}:read`, write: `${of}:write` },
     writeRoles: ['owner', 'admin', 'editor'],
+    ownership: schoolWide(
+      'Categories organise the whole school’s catalogue or blog; no person owns one',
+    ),
     operations: ['list', 'get', 'create', 'update', 'delete'],
     public: { get: {} },
     slugField: 'slug',

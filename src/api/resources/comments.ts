@@ -11,6 +11,7 @@ import {
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
 import { type ResourceDb, visibilityOf } from '../framework/store.js'
+import { notWrittenByApi } from './owners.js'
 import { posts } from './posts.js'
 
 type Eb = ExpressionBuilder<Record<string, Row>, string>
@@ -153,6 +154,7 @@ export const comments = defineResource({
   summary: 'Comments on lessons and posts (read only)',
   scopes: { read: 'comments:read' },
   writeRoles: [],
+  ownership: notWrittenByApi('Comments are written by their authors on the school’s site'),
   operations: ['list', 'get'],
   public: {
     get: { status: ['published'], target_type: ['post'] },

@@ -20,6 +20,7 @@ import { loadMoneyRecords, schoolCurrencies } from '../money/loading.js'
 import type { MoneyOrder } from '../money/records.js'
 import { netOfOrders } from '../money/revenue.js'
 import { isRedeemedStatus, REDEEMED_STATUSES } from '../money/statuses.js'
+import { schoolWide } from './owners.js'
 import { schoolCurrency } from './school.js'
 
 export const COUPON_STATUSES = ['scheduled', 'active', 'expired', 'exhausted', 'disabled'] as const
@@ -303,6 +304,7 @@ export const coupons = defineResource({
   summary: 'Discount codes with limits, a validity window and product restrictions',
   scopes: { read: 'coupons:read', write: 'coupons:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide('Coupons are the school’s pricing decisions; no person owns one'),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     code: couponCode(),

@@ -15,6 +15,7 @@ import {
 import { requireReference } from '../framework/references.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
+import { schoolWide } from './owners.js'
 import { pricingPlans } from './pricing-plans.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -78,6 +79,9 @@ export const courses = defineResource({
   summary: 'The course catalogue',
   scopes: { read: 'courses:read', write: 'courses:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide(
+    'Courses are the school’s catalogue; lecturers may not write them at all (DOMAIN.md §4.1: courses:read)',
+  ),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: {
     get: { status: ['published'], visibility: ['public', 'unlisted'] },

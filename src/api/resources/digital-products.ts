@@ -21,6 +21,7 @@ import { DEFINITIONS } from '../money/definitions.js'
 import { loadMoneyRecords, schoolCurrencies } from '../money/loading.js'
 import { ALL_TIME, productFigures, productKey } from '../money/revenue.js'
 import { isRedeemedStatus } from '../money/statuses.js'
+import { schoolWide } from './owners.js'
 import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -210,6 +211,7 @@ export const digitalProducts = defineResource({
   summary: 'Downloadable products (presets, guides, templates) with files from storage',
   scopes: { read: 'digital_products:read', write: 'digital_products:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide('Digital products are the school’s catalogue; no person owns one'),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: {
     get: { status: ['published'], visibility: ['public', 'unlisted'] },

@@ -1,6 +1,7 @@
 import { type FieldError, validationFailed } from '../conventions.js'
 import { enumeration, instant, type Row, reference } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { schoolWide } from './owners.js'
 
 async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
   await context.db
@@ -24,6 +25,9 @@ export const enrollments = defineResource({
   summary: 'Enrollments of students in courses',
   scopes: { read: 'students:read', write: 'students:write' },
   writeRoles: ['owner', 'admin', 'teaching_assistant'],
+  ownership: schoolWide(
+    'An enrollment is the school’s record of a learner in a course; teaching assistants manage every learner (DOMAIN.md §4.1)',
+  ),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   fields: {
     student_id: reference('stu', { required: true, immutable: true, filter: true }),

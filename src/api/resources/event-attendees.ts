@@ -14,7 +14,7 @@ import {
   timestamp,
   validationFailed,
 } from '../conventions.js'
-import { notFound, writerOf } from '../framework/access.js'
+import { notFound, requireOwner, writerOf } from '../framework/access.js'
 import { email, enumeration, type Field, reference, text } from '../framework/fields.js'
 import { withIdempotency } from '../framework/idempotency.js'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../framework/list-params.js'
@@ -246,6 +246,8 @@ export function registerAttendeeRoutes(
   api.post(LIST, async (request, reply) => {
     const context = writerOf(request, events, deps)
     const event = await eventOf(request)
+    // The attendees of an event are the event's: its owner rule decides who changes them.
+    await requireOwner(events, context, event)
     const body = parseBody(request, addMembers)
     const errors: FieldError[] = []
     if ((body.student_id === undefined) === (body.email === undefined))
@@ -383,6 +385,7 @@ export function registerAttendeeRoutes(
   api.patch(ITEM, async (request, reply) => {
     const context = writerOf(request, events, deps)
     const event = await eventOf(request)
+    await requireOwner(events, context, event)
     const attendee = await attendeeOf(request, event.id)
     const body = parseBody(request, changeMembers)
     checkIfMatch(request.headers['if-match'], etagOf(attendeeView(attendee)))
@@ -414,8 +417,9 @@ export function registerAttendeeRoutes(
 
   /** Removes a registration; a purchase with an order is kept (cancel it instead). */
   api.delete(ITEM, async (request, reply) => {
-    writerOf(request, events, deps)
+    const context = writerOf(request, events, deps)
     const event = await eventOf(request)
+    await requireOwner(events, context, event)
     const attendee = await attendeeOf(request, event.id)
     checkIfMatch(request.headers['if-match'], etagOf(attendeeView(attendee)))
     if (attendee.source === 'purchase' && attendee.order_id !== null)

@@ -18,6 +18,7 @@ import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object, structure } from '../framework/structures.js'
 import { attendeePaths, registerAttendeeRoutes } from './event-attendees.js'
 import { checkTickets, enrichEvents, syncTickets, ticketsField } from './event-tickets.js'
+import { hostedBy, profilesOf } from './owners.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 /** An IANA time zone name (`America/New_York`), as Intl knows them. */
@@ -123,6 +124,18 @@ export const events = defineResource({
   scopes: { read: 'events:read', write: 'events:write' },
   // Lecturers may be granted events:write (DOMAIN.md §4.1), as for the curriculum.
   writeRoles: ['owner', 'admin', 'editor', 'lecturer'],
+  ownership: {
+    kind: 'person',
+    limited: ['lecturer'],
+    rule: 'a lecturer changes, publishes, cancels and deletes only the events they created or host (their lecturer profile in lecturer_ids), and their attendees',
+    claim(context, values) {
+      values.created_by = context.caller.user.id
+    },
+    async owns(context, row) {
+      if (row.created_by === context.caller.user.id) return true
+      return hostedBy(row.lecturer_ids, await profilesOf(context))
+    },
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: {
     get: { status: ['published', 'completed'], visibility: ['public', 'unlisted'] },

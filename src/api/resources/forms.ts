@@ -14,6 +14,7 @@ import {
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { notWrittenByApi } from './owners.js'
 
 export const FORM_FIELD_TYPES = [
   'text',
@@ -65,6 +66,7 @@ export const forms = defineResource({
   summary: 'Forms (read only; anonymous submissions)',
   scopes: { read: 'forms:read' },
   writeRoles: [],
+  ownership: notWrittenByApi('Forms are made by the school’s site builder'),
   operations: ['list', 'get'],
   public: { get: { status: ['active'] } },
   fields: {
@@ -153,6 +155,7 @@ export const formSubmissions = defineResource({
   summary: 'Submissions of forms (read only)',
   scopes: { read: 'forms:read' },
   writeRoles: [],
+  ownership: notWrittenByApi('Submissions are sent by visitors (anonymously) and kept as sent'),
   operations: ['list', 'get'],
   parent: { resource: () => forms, column: 'form_id', segment: 'submissions' },
   defaultSort: '-submitted_at',

@@ -15,6 +15,16 @@ export const lecturers = defineResource({
   summary: 'Instructor profiles',
   scopes: { read: 'lecturers:read', write: 'lecturers:write' },
   writeRoles: ['owner', 'admin', 'editor', 'lecturer'],
+  ownership: {
+    kind: 'person',
+    limited: ['lecturer'],
+    rule: 'a lecturer changes only the lecturer profile linked to them (member_id)',
+    claim(context, values) {
+      // A lecturer's new profile is their own unless they name someone else (then refused).
+      if (context.caller.user.role === 'lecturer') values.member_id ??= context.caller.user.id
+    },
+    owns: async (context, row) => row.member_id === context.caller.user.id,
+  },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: { get: { visible: [1] } },
   slugField: 'slug',

@@ -5,6 +5,7 @@ import { hashPassword } from '../../platform/passwords.js'
 import { conflict } from '../conventions.js'
 import { email, enumeration, instant, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { schoolWide } from './owners.js'
 
 const TEAM: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant']
 
@@ -49,6 +50,9 @@ export const members = defineResource({
   summary: 'The school’s team',
   scopes: { read: 'members:read', write: 'members:write' },
   writeRoles: ['owner', 'admin'],
+  ownership: schoolWide(
+    'The team is the school’s; who may change an owner is the members rule (an admin never touches the owner), not ownership of a row',
+  ),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   rows: { role: [...TEAM] },
   fields: {

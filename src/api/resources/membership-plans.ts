@@ -21,6 +21,7 @@ import { DEFINITIONS } from '../money/definitions.js'
 import { loadMoneyRecords, loadSubscriptions, schoolCurrencies } from '../money/loading.js'
 import { ALL_TIME, productFigures, productKey } from '../money/revenue.js'
 import { mrrAt, subscriptionCounts } from '../money/subscriptions.js'
+import { schoolWide } from './owners.js'
 import { schoolCurrency } from './school.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -500,6 +501,7 @@ export const membershipPlans = defineResource({
   summary: 'Membership plans and their prices',
   scopes: { read: 'membership_plans:read', write: 'membership_plans:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide('Membership plans are the school’s pricing; no person owns one'),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: { get: { status: ['active'], visible: [1] } },
   slugField: 'slug',

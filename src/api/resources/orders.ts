@@ -12,6 +12,7 @@ import {
 import { money } from '../framework/money.js'
 import { defineResource } from '../framework/resource.js'
 import { membersSchema, object, structure } from '../framework/structures.js'
+import { notWrittenByApi } from './owners.js'
 
 export const ORDER_STATUSES = [
   'pending',
@@ -80,6 +81,7 @@ export const orders = defineResource({
   summary: 'Orders with their line items, payment state and refunds (read only)',
   scopes: { read: 'orders:read' },
   writeRoles: [],
+  ownership: notWrittenByApi('Orders are made by checkout'),
   operations: ['list', 'get'],
   slugField: 'number',
   defaultSort: '-created_at',

@@ -2,6 +2,7 @@ import { conflict, validationFailed } from '../conventions.js'
 import { boolean, enumeration, instant, type Row, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object, structure } from '../framework/structures.js'
+import { schoolWide } from './owners.js'
 import { blocksSchema, checkBlocks } from './page-blocks.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -23,6 +24,7 @@ export const pages = defineResource({
   summary: 'Pages of the school’s site',
   scopes: { read: 'pages:read', write: 'pages:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide('Pages make up the school’s site; no person owns one'),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: { get: { status: ['published'] } },
   slugField: 'slug',

@@ -12,6 +12,7 @@ import {
 import { requireReference } from '../framework/references.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
+import { schoolWide } from './owners.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
@@ -42,6 +43,9 @@ export const posts = defineResource({
   summary: 'Blog posts',
   scopes: { read: 'posts:read', write: 'posts:write' },
   writeRoles: ['owner', 'admin', 'editor'],
+  ownership: schoolWide(
+    'The blog is the school’s; its author is shown, but editors edit every post',
+  ),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: { get: { status: ['published', 'scheduled'] }, since: 'published_at' },
   slugField: 'slug',

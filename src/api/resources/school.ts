@@ -3,6 +3,7 @@ import { boolean, email, html, reference, text, url } from '../framework/fields.
 import { defineResource } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { object } from '../framework/structures.js'
+import { schoolWide } from './owners.js'
 
 const nullableUrl = () => url({ nullable: true })
 
@@ -16,6 +17,7 @@ export const school = defineResource({
   summary: 'The school’s settings',
   scopes: { read: 'school:read', write: 'school:write' },
   writeRoles: ['owner', 'admin'],
+  ownership: schoolWide('The school’s own settings, a singleton'),
   operations: ['get', 'update'],
   public: { get: {} },
   fields: {

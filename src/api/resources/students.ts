@@ -1,6 +1,7 @@
 import type { Row } from '../framework/fields.js'
 import { boolean, email, enumeration, stringList, text } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { schoolWide } from './owners.js'
 
 async function setStatus(context: ResourceContext, row: Row, status: string): Promise<string> {
   await context.db
@@ -20,6 +21,9 @@ export const students = defineResource({
   summary: 'The school’s learners',
   scopes: { read: 'students:read', write: 'students:write' },
   writeRoles: ['owner', 'admin', 'teaching_assistant'],
+  ownership: schoolWide(
+    'Learners are the school’s; teaching assistants manage every learner (DOMAIN.md §4.1)',
+  ),
   operations: ['list', 'get', 'create', 'update'],
   fields: {
     email: email({ required: true, unique: true, immutable: true, filter: true, search: true }),

@@ -11,6 +11,7 @@ import {
 import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { RUNNING_STATUSES } from '../money/subscriptions.js'
+import { schoolWide } from './owners.js'
 
 const DAY = 86_400_000
 
@@ -81,6 +82,9 @@ export const subscriptions = defineResource({
   scopes: { read: 'subscriptions:read', write: 'subscriptions:write' },
   // roles.ts grants subscriptions:write to owners and admins only (editors and TAs read).
   writeRoles: ['owner', 'admin'],
+  ownership: schoolWide(
+    'Subscriptions are the school’s billing records; only owners and admins change them',
+  ),
   operations: ['list', 'get', 'create', 'update'],
   fields: {
     student_id: reference('stu', { required: true, immutable: true, filter: true }),

@@ -9,7 +9,8 @@ import type {
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-type DemoEvent = Omit<EventTable, 'created_at' | 'updated_at'>
+/** Demo events have no creator: the seed acts for the school, not for a person. */
+type DemoEvent = Omit<EventTable, 'created_at' | 'updated_at' | 'created_by'>
 type DemoTicket = Omit<EventTicketTable, 'created_at' | 'updated_at' | 'position'>
 
 const online = (platform: 'built_in' | 'zoom', joinUrl: string) =>

@@ -10,6 +10,7 @@ import { storage } from './0008-storage.js'
 import { community } from './0009-community.js'
 import { postCategories } from './0010-post-categories.js'
 import { refundLines } from './0011-refund-lines.js'
+import { ownershipWithinRoles } from './0012-ownership-within-roles.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   community,
   postCategories,
   refundLines,
+  ownershipWithinRoles,
 ]

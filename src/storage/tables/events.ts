@@ -36,6 +36,8 @@ export interface EventTable {
   published_at: number | null
   canceled_at: number | null
   cancellation_reason: string | null
+  /** The team member who created it (`usr_…`); null when unknown or since removed. */
+  created_by: string | null
   created_at: number
   updated_at: number
 }

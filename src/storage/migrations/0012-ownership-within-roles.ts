@@ -1,0 +1,16 @@
+import type { Migration } from './index.js'
+
+/**
+ * Ownership within roles (issue 16): who created an event, so that a lecturer may change the
+ * events they created as well as those they host. Existing events have no known creator
+ * (null): only their hosts and the school-wide writers change them.
+ */
+export const ownershipWithinRoles: Migration = {
+  id: '0012-ownership-within-roles',
+  async up(db) {
+    await db.schema
+      .alterTable('events')
+      .addColumn('created_by', 'text', (c) => c.references('users.id').onDelete('set null'))
+      .execute()
+  },
+}
