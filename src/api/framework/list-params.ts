@@ -16,40 +16,78 @@ export interface ListParams {
   readonly sortText: string
   readonly filters: readonly Filter[]
   readonly q?: string
+  /** The columns `q` searches: those the caller may read. */
+  readonly searchIn: readonly string[]
   readonly after?: readonly unknown[]
 }
 
-/** Fields usable in `sort`: the declared ones plus the timestamps every record has. */
-export function sortableOf(resource: ResourceDefinition): string[] {
+/** Columns every record shows in every projection. */
+const ALWAYS_SHOWN = new Set(['id', 'created_at', 'updated_at'])
+
+/**
+ * Whether a caller who reads only the public projection may see `name`'s value. Anything
+ * else (a hidden field, a column that is no field) is hidden, so a slip fails closed.
+ */
+export function isPublicColumn(resource: ResourceDefinition, name: string): boolean {
+  return ALWAYS_SHOWN.has(name) || resource.fields[name]?.options.public === true
+}
+
+/**
+ * Fields usable in `sort`: the declared ones plus the timestamps every record has; for a
+ * caller who reads only the public projection (`full` false), only public ones.
+ */
+export function sortableOf(resource: ResourceDefinition, full = true): string[] {
   return [
     ...Object.entries(resource.fields)
-      .filter(([, f]) => f.options.sortable)
+      .filter(([, f]) => f.options.sortable && (full || f.options.public))
       .map(([name]) => name),
     'created_at',
     'updated_at',
   ]
 }
 
-/** Query parameters usable as filters, as `name` or `name[op]`. */
-export function filterableOf(resource: ResourceDefinition): string[] {
+/** Query parameters usable as filters, as `name` or `name[op]`, by this caller. */
+export function filterableOf(resource: ResourceDefinition, full = true): string[] {
   const own = Object.entries(resource.fields)
     .filter(([, f]) => f.options.filter)
     .map(([name]) => name)
-  return [...new Set([...own, ...Object.keys(resource.filters ?? {})])]
+  return [...new Set([...own, ...Object.keys(resource.filters ?? {})])].filter(
+    (name) => full || filterOf(resource, name)?.public,
+  )
 }
 
-/** The field that parses a filter's value, and the declared condition if it has one. */
+/**
+ * The field that parses a filter's value, the declared condition if it has one, and whether
+ * it reads only public values (so that the public may use it).
+ */
 export function filterOf(resource: ResourceDefinition, name: string) {
   const field = resource.fields[name]
-  if (field?.options.filter) return { field, declared: undefined }
+  if (field?.options.filter)
+    return { field, declared: undefined, public: field.options.public === true }
   const declared = resource.filters?.[name]
-  return declared && { field: declared.field, declared }
+  return (
+    declared && {
+      field: declared.field,
+      declared,
+      public: declared.reads.length > 0 && declared.reads.every((c) => isPublicColumn(resource, c)),
+    }
+  )
 }
 
-export function searchableOf(resource: ResourceDefinition): string[] {
+/** The columns `q` searches, for this caller. */
+export function searchableOf(resource: ResourceDefinition, full = true): string[] {
   return Object.entries(resource.fields)
-    .filter(([, f]) => f.options.search)
+    .filter(([, f]) => f.options.search && (full || f.options.public))
     .map(([name]) => name)
+}
+
+/** A parameter that names something only full readers may query (an oracle otherwise). */
+function notPublic(resource: ResourceDefinition, field: string, what: string): FieldError {
+  return {
+    field,
+    code: 'not_public',
+    message: `${what} reads values that are not public; it needs the ${resource.scopes.read} scope`,
+  }
 }
 
 function badRequest(errors: FieldError[]): ProblemError {
@@ -69,10 +107,12 @@ export function parseListParams(
   resource: ResourceDefinition,
   query: Record<string, unknown>,
   now = Date.now(),
+  full = true,
 ): ListParams {
   const errors: FieldError[] = []
   const filters: Filter[] = []
-  const sortable = sortableOf(resource)
+  const sortable = sortableOf(resource, full)
+  const searchIn = searchableOf(resource, full)
   let limit = DEFAULT_LIMIT
   let sortText = resource.defaultSort ?? '-created_at'
   let cursor: string | undefined
@@ -89,7 +129,7 @@ export function parseListParams(
       else limit = n
     } else if (name === 'cursor') cursor = raw
     else if (name === 'sort') sortText = raw
-    else if (name === 'q' && searchableOf(resource).length > 0) q = raw
+    else if (name === 'q' && searchIn.length > 0) q = raw
     else {
       const match = /^([a-z_]+)(?:\[(gt|gte|lt|lte)\])?$/.exec(name)
       const filter = match?.[1] ? filterOf(resource, match[1]) : undefined
@@ -97,8 +137,12 @@ export function parseListParams(
         errors.push({
           field: name,
           code: 'unknown_parameter',
-          message: `${name} is not a filter of ${resource.collection}; filters: ${filterableOf(resource).join(', ') || 'none'}`,
+          message: `${name} is not a filter of ${resource.collection}; filters: ${filterableOf(resource, full).join(', ') || 'none'}`,
         })
+        continue
+      }
+      if (!full && !filter.public) {
+        errors.push(notPublic(resource, name, `the filter ${match[1]}`))
         continue
       }
       const { field, declared } = filter
@@ -129,6 +173,10 @@ export function parseListParams(
   for (const part of sortText.split(',')) {
     const descending = part.startsWith('-')
     const column = descending ? part.slice(1) : part
+    if (!full && !sortable.includes(column) && sortableOf(resource).includes(column)) {
+      errors.push(notPublic(resource, 'sort', `sorting by ${column}`))
+      break
+    }
     if (!sortable.includes(column) || sort.some((k) => k.column === column)) {
       errors.push({
         field: 'sort',
@@ -142,29 +190,92 @@ export function parseListParams(
   // The id breaks ties, in the direction of the first key.
   sort.push({ column: 'id', descending: sort[0]?.descending ?? true })
   if (errors.length > 0) throw badRequest(errors)
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, sortText, sort.length)
-  return { limit, sort, sortText, filters, ...(q !== undefined && { q }), ...(after && { after }) }
+  const after = cursor === undefined ? undefined : decodeCursor(resource, cursor, sortText, sort)
+  return {
+    limit,
+    sort,
+    sortText,
+    filters,
+    searchIn,
+    ...(q !== undefined && { q }),
+    ...(after && { after }),
+  }
 }
 
-/** An opaque cursor: the sort it belongs to and the sort values of the last row served. */
-export function encodeCursor(sortText: string, sort: readonly SortKey[], row: Row): string {
-  return Buffer.from(JSON.stringify([sortText, sort.map((k) => row[k.column])])).toString(
-    'base64url',
-  )
+/**
+ * An opaque cursor: the collection and sort it belongs to, and the sort values of the last
+ * row served. Anyone can read and forge one (it is base64url JSON), so `decodeCursor` trusts
+ * nothing in it: it is only a position in a list the caller may already walk.
+ */
+export function encodeCursor(
+  resource: ResourceDefinition,
+  sortText: string,
+  sort: readonly SortKey[],
+  row: Row,
+): string {
+  const values = sort.map((k) => row[k.column])
+  return Buffer.from(JSON.stringify([resource.collection, sortText, values])).toString('base64url')
 }
 
-function decodeCursor(cursor: string, sortText: string, length: number): unknown[] {
+/** Longer than any cursor this server gives out (a few sort values of bounded length). */
+const MAX_CURSOR_LENGTH = 4096
+/** Epoch milliseconds any engine stores and JavaScript dates hold (±275,760 years). */
+const MAX_INSTANT = 8_640_000_000_000_000
+/** A lone UTF-16 surrogate or U+0000: no text column holds it faithfully (PostgreSQL refuses). */
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/**
+ * Whether `value` could be the stored value of the sort column `column`, of the type its
+ * column holds on both engines. A value of another type (a string for a bigint time, a number
+ * beyond the column's range, a fraction for an integer) is what PostgreSQL refuses with an
+ * error, where SQLite compares anything with anything: each is refused here, before SQL.
+ */
+export function isCursorValue(
+  resource: ResourceDefinition,
+  column: string,
+  value: unknown,
+): boolean {
+  const text = (max: number) =>
+    typeof value === 'string' && value.length <= max && !UNSTORABLE.test(value)
+  const whole = (min: number, max: number) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max
+  if (column === 'id') return text(200) && (value as string).startsWith(`${resource.idPrefix}_`)
+  if (column === 'created_at' || column === 'updated_at') return whole(0, MAX_INSTANT)
+  const field = resource.fields[column]
+  if (!field) return false
+  if (value === null) return field.options.nullable === true
+  const schema = field.schema()
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
+  if (schema.format === 'date-time') return whole(-MAX_INSTANT, MAX_INSTANT)
+  if (type === 'boolean') return value === 0 || value === 1
+  // Integer fields are 32-bit columns (PostgreSQL `integer`): beyond that, an error there.
+  if (type === 'integer') return whole(-2_147_483_648, 2_147_483_647)
+  if (type === 'string' && Array.isArray(schema.enum)) return schema.enum.includes(value)
+  // Text, and structures kept as JSON text.
+  return text(typeof schema.maxLength === 'number' ? schema.maxLength : 100_000)
+}
+
+function decodeCursor(
+  resource: ResourceDefinition,
+  cursor: string,
+  sortText: string,
+  sort: readonly SortKey[],
+): unknown[] {
   try {
-    const [forSort, values] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    const scalar = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number'
-    if (
-      forSort === sortText &&
-      Array.isArray(values) &&
-      values.length === length &&
-      values.every(scalar) &&
-      !values.some((v) => typeof v === 'string' && v.includes('\0'))
-    )
-      return values
+    if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
+      const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+      if (Array.isArray(decoded) && decoded.length === 3) {
+        const [collection, forSort, values] = decoded as [unknown, unknown, unknown]
+        if (
+          collection === resource.collection &&
+          forSort === sortText &&
+          Array.isArray(values) &&
+          values.length === sort.length &&
+          sort.every((key, i) => isCursorValue(resource, key.column, values[i]))
+        )
+          return values
+      }
+    }
   } catch {
     // Answered below: whatever it is, it is not one of ours.
   }

@@ -18,6 +18,12 @@ export type Condition = Readonly<Record<string, readonly (string | number)[]>>
 export interface QueryFilter {
   readonly field: Field
   readonly where: FilterCondition
+  /**
+   * The fields (or `created_at`, `updated_at`, `id`) whose values the condition reads. Callers
+   * who see only the public projection may use the filter only when every one is public:
+   * a filter on a hidden column would answer questions about it (an oracle).
+   */
+  readonly reads: readonly string[]
   readonly description?: string
 }
 

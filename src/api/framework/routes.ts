@@ -13,7 +13,7 @@ import {
 import { notFound, readsFull, requireOwner, writerOf } from './access.js'
 import type { Row } from './fields.js'
 import { withIdempotency } from './idempotency.js'
-import { encodeCursor, parseListParams, searchableOf } from './list-params.js'
+import { encodeCursor, parseListParams } from './list-params.js'
 import {
   type Action,
   pathOf,
@@ -200,10 +200,12 @@ export function registerResource(
 
   async function list(request: FastifyRequest, reply: FastifyReply) {
     const full = readerOf(request)
+    // What the caller cannot read, it cannot filter, sort or search by either.
     const params = parseListParams(
       resource,
       request.query as Record<string, unknown>,
       deps.clock.now(),
+      full,
     )
     const owner = await loadParent(request, full)
     const filters =
@@ -221,7 +223,7 @@ export function registerResource(
       ...(visible && { visible }),
       ...(params.after && { after: params.after }),
       ...(params.q !== undefined && {
-        search: { columns: searchableOf(resource), text: params.q },
+        search: { columns: params.searchIn, text: params.q },
       }),
     }
     const [{ rows, hasMore }, total] = await Promise.all([store.list(query), store.count(query)])
@@ -233,7 +235,8 @@ export function registerResource(
         object: 'list',
         data: (await enriched(rows, full)).map((row) => viewOf(resource, row, full, deps)),
         has_more: hasMore,
-        next_cursor: hasMore && last ? encodeCursor(params.sortText, params.sort, last) : null,
+        next_cursor:
+          hasMore && last ? encodeCursor(resource, params.sortText, params.sort, last) : null,
         total_count: total,
       })
   }

@@ -221,6 +221,7 @@ export const comments = defineResource({
   filters: {
     unanswered: {
       field: boolean(),
+      reads: ['parent_id', 'author_type', 'thread_id', 'status'],
       description:
         'true: top-level comments by students with no published reply by a team member in their thread; false: every other comment',
       where: (eb, _op, value) =>
@@ -228,6 +229,7 @@ export const comments = defineResource({
     },
     created_at: {
       field: instant(),
+      reads: ['created_at'],
       description: 'When the comment was written (ranges with [gte], [lt] …)',
       where: (eb, op, value) => eb('comments.created_at', op, value),
     },

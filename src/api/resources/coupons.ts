@@ -336,16 +336,19 @@ export const coupons = defineResource({
   filters: {
     status: {
       field: enumeration(COUPON_STATUSES),
+      reads: ['enabled', 'starts_at', 'expires_at', 'max_redemptions', 'times_redeemed'],
       where: (_eb, _op, value, now) => statusCondition(String(value), now),
       description: 'The derived status',
     },
     code: {
       field: couponCode(),
+      reads: ['code'],
       where: (eb, _op, value) => eb('code', '=', String(value)),
       description: 'Exact code, any case',
     },
     applies_to_product_id: {
       field: text({ max: 64, pattern: /^[a-z]+_[A-Za-z0-9_-]+$/ }),
+      reads: ['applies_to'],
       where: (_eb, _op, value) => {
         const id = String(value).replace(/[\\%_]/g, (c) => `\\${c}`)
         return sql<boolean>`(applies_to like ${'{"type":"all"%'} or applies_to like ${`%"id":"${id}"%`} escape '\\')`

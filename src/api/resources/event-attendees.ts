@@ -189,8 +189,18 @@ export function registerAttendeeRoutes(
         else errors.push({ field: name, code: 'range', message: `limit must be 1 to ${MAX_LIMIT}` })
       } else if (name === 'cursor') {
         try {
-          const decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
-          if (typeof decoded?.[0] === 'number' && typeof decoded[1] === 'string') after = decoded
+          // Only what the column types hold: PostgreSQL errors on a fraction or a number
+          // beyond bigint, and on U+0000 in text, where SQLite compares anything.
+          const decoded: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+          if (
+            Array.isArray(decoded) &&
+            decoded.length === 2 &&
+            Number.isSafeInteger(decoded[0]) &&
+            decoded[0] >= 0 &&
+            typeof decoded[1] === 'string' &&
+            /^att_[A-Za-z0-9_-]{1,100}$/.test(decoded[1])
+          )
+            after = decoded as [number, string]
         } catch {
           // Refused below.
         }

@@ -201,11 +201,13 @@ export const events = defineResource({
   filters: {
     when: {
       field: enumeration(['upcoming', 'past']),
+      reads: ['ends_at'],
       description: 'upcoming: not yet ended; past: ended',
       where: (eb, _op, value, now) => eb('ends_at', value === 'past' ? '<=' : '>', now),
     },
     lecturer_id: {
       field: reference('lec'),
+      reads: ['lecturer_ids'],
       description: 'Events with this lecturer',
       where: (_eb, _op, value) =>
         sql<SqlBool>`${sql.ref('lecturer_ids')} like ${`%"${String(value).replace(/[\\%_]/g, (c) => `\\${c}`)}"%`} escape '\\'`,

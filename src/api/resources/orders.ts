@@ -139,21 +139,25 @@ export const orders = defineResource({
   filters: {
     email: {
       field: email(),
+      reads: ['customer_email'],
       where: (_eb, _op, value) => sql<boolean>`lower(customer_email) = ${String(value)}`,
       description: "The customer's e-mail, any case",
     },
     coupon_id: {
       field: reference('cpn'),
+      reads: ['coupon_id'],
       where: (eb, _op, value) => eb('coupon_id', '=', String(value)),
     },
     product_type: {
       field: enumeration(PRODUCT_TYPES),
+      reads: ['items'],
       where: (_eb, _op, value) =>
         sql<boolean>`exists (select 1 from order_items where order_items.order_id = orders.id and order_items.product_type = ${String(value)})`,
       description: 'Orders with a line of this type',
     },
     product_id: {
       field: text({ max: 64, pattern: /^[a-z]+_[A-Za-z0-9_-]+$/ }),
+      reads: ['items'],
       where: (_eb, _op, value) =>
         sql<boolean>`exists (select 1 from order_items where order_items.order_id = orders.id and (order_items.product_id = ${String(value)} or order_items.event_id = ${String(value)}))`,
       description: 'Orders with a line for this product (an event id matches its tickets)',

@@ -135,6 +135,7 @@ export const subscriptions = defineResource({
   filters: {
     renews_before: {
       field: instant(),
+      reads: ['current_period_end', 'status', 'source', 'cancel_at_period_end', 'interval'],
       description: 'Subscriptions that will charge again before this time',
       where: (eb, _op, value) =>
         eb.and([
