@@ -1,6 +1,8 @@
 import { expect, it } from 'vitest'
+import { filterableOf, searchableOf, sortableOf } from '../../../src/api/framework/list-params.js'
 import { pathOf, type ResourceDefinition } from '../../../src/api/framework/resource.js'
 import type { Role } from '../../../src/oauth/roles.js'
+import { craftedCursors, plausibleCursor } from '../../support/crafted-cursors.js'
 import { type Json, readJson } from '../../support/http.js'
 import type { TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -288,6 +290,82 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
     } while (cursor)
     expect(new Set(seen).size).toBe(seen.length)
     for (const id of before) expect(seen).toContain(id)
+  })
+
+  const { ownership } = resource
+  if (ownership.kind === 'person' && can('update'))
+    it(`refuses a ${ownership.limited.join(' or ')} any write to a record someone else owns: 403 problem, nothing changed`, async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken)
+      const before = await apiClient(getServer(), accessToken)(path)
+      const etag = before.headers.get('etag')
+      for (const role of ownership.limited) {
+        const other = await issue(getServer(), { role, scope: scopes })
+        const call = apiClient(getServer(), other.accessToken)
+        const attempts: Array<[string, string, unknown]> = [
+          ['PATCH', path, writes().update],
+          ...(resource.actions ?? []).map((a): [string, string, unknown] => [
+            'POST',
+            `${path}/${a.name}`,
+            undefined,
+          ]),
+          ...(can('delete') ? [['DELETE', path, undefined] as [string, string, unknown]] : []),
+        ]
+        for (const [method, target, json] of attempts) {
+          const response = await call(target, { method, ...(json !== undefined && { json }) })
+          const body = await expectProblem(response, 403, 'forbidden_role')
+          expect(body.detail, `${method} ${target}`).toContain(ownership.rule)
+        }
+      }
+      const after = await apiClient(getServer(), accessToken)(path)
+      expect(after.status).toBe(200)
+      expect(after.headers.get('etag')).toBe(etag)
+    })
+
+  if (resource.public)
+    it('refuses callers without the read scope a filter, sort or search on what they cannot read: 400', async () => {
+      const call = apiClient(getServer())
+      const hiddenFilters = filterableOf(resource).filter(
+        (name) => !filterableOf(resource, false).includes(name),
+      )
+      const hiddenSorts = sortableOf(resource).filter(
+        (name) => !sortableOf(resource, false).includes(name),
+      )
+      for (const name of hiddenFilters) {
+        const body = await expectProblem(await call(`${base}?${name}=x`), 400, 'invalid_request')
+        expect(body.errors[0]).toMatchObject({ field: name, code: 'not_public' })
+      }
+      for (const name of hiddenSorts) {
+        const body = await expectProblem(await call(`${base}?sort=${name}`), 400, 'invalid_request')
+        expect(body.errors[0]).toMatchObject({ field: 'sort', code: 'not_public' })
+      }
+      // Whatever the public may use, it may still use.
+      for (const name of sortableOf(resource, false))
+        expect((await call(`${base}?sort=-${name}`)).status, name).toBe(200)
+      const searchHidden = searchableOf(resource).filter(
+        (name) => !searchableOf(resource, false).includes(name),
+      )
+      if (searchableOf(resource, false).length === 0 && searchHidden.length > 0)
+        await expectProblem(await call(`${base}?q=x`), 400, 'invalid_request')
+    })
+
+  it('answers every crafted cursor with 400 invalid_cursor, never 500', async () => {
+    const { accessToken } = await writer()
+    for (let i = 0; i < 3; i += 1) await record(accessToken)
+    const page = await readJson(await apiClient(getServer(), accessToken)(`${base}?limit=1`))
+    expect(page.next_cursor).toEqual(expect.any(String))
+    const other = resource.collection === 'courses' ? 'events' : 'courses'
+    const cursors = craftedCursors(resource, other, page.next_cursor)
+    const callers = [accessToken, ...(resource.public ? [undefined] : [])]
+    for (const token of callers) {
+      const call = apiClient(getServer(), token)
+      expect((await call(`${base}?cursor=${plausibleCursor(resource)}`)).status).toBe(200)
+      for (const [trick, cursor] of cursors) {
+        const response = await call(`${base}?cursor=${encodeURIComponent(cursor)}`)
+        expect(response.status, trick).toBe(400)
+        expect((await readJson(response)).errors[0].code, trick).toBe('invalid_cursor')
+      }
+    }
   })
 
   it('refuses undeclared filters, sort keys, bad limits and foreign cursors with 400', async () => {
