@@ -56,7 +56,7 @@ export function writerOf(
 }
 
 /** Whether the caller's role writes only its own records of this resource. */
-export function limitedToOwn(resource: ResourceDefinition, context: ResourceContext): boolean {
+function limitedToOwn(resource: ResourceDefinition, context: ResourceContext): boolean {
   const { ownership } = resource
   return ownership.kind === 'person' && ownership.limited.includes(context.caller.user.role)
 }
