@@ -1,4 +1,4 @@
-import type { ColumnType, Kysely } from 'kysely'
+import type { ColumnType, Generated, Kysely } from 'kysely'
 import type { CommerceTables } from './tables/commerce.js'
 import type { CommunityTables } from './tables/community.js'
 import type { EventTables } from './tables/events.js'
@@ -281,6 +281,8 @@ export interface CourseTable {
   reviews_enabled: number
   seo: string | null
   published_at: number | null
+  /** JSON list of `lec_…` ids, in display order (`[]` by default). */
+  lecturer_ids: Generated<string>
   created_at: number
   updated_at: number
 }

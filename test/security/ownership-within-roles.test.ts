@@ -19,7 +19,8 @@ afterAll(async () => {
   await server?.close()
 })
 
-const SCOPE = 'events:read events:write lecturers:read lecturers:write'
+const SCOPE =
+  'events:read events:write lecturers:read lecturers:write courses:read courses:write curriculum:read curriculum:write'
 const HOUR = 3_600_000
 const at = (ms: number) => new Date(ms).toISOString()
 
@@ -237,6 +238,114 @@ describe('ownership within roles: lecturer profiles', () => {
   })
 })
 
+describe('ownership within roles: the curriculum', () => {
+  /** A course made by an editor, listing `teachers`' profiles, with one section and lesson. */
+  async function course(editor: Person, lecturerIds: string[]) {
+    const made = await created(
+      await editor.call('/api/v1/courses', {
+        method: 'POST',
+        json: {
+          title: `Course ${++n}`,
+          lecturer_ids: lecturerIds,
+          pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
+        },
+      }),
+    )
+    const section = await created(
+      await editor.call(`/api/v1/courses/${made.id}/sections`, {
+        method: 'POST',
+        json: { title: 'Basics' },
+      }),
+    )
+    const lesson = await created(
+      await editor.call(`/api/v1/sections/${section.id}/lessons`, {
+        method: 'POST',
+        json: { title: 'First', type: 'text' },
+      }),
+    )
+    return { id: made.id as string, section: section.id as string, lesson: lesson.id as string }
+  }
+
+  it('a lecturer cannot add to, change, reorder or delete the curriculum of a course they do not teach', async () => {
+    const editor = await person('editor')
+    const intruder = await person('lecturer')
+    const colleague = await person('lecturer')
+    const target = await course(editor, [await profileOf(editor, colleague)])
+    const tree = `/api/v1/courses/${target.id}/curriculum`
+    const before = await readJson(await editor.call(tree))
+    await expectForbidden(
+      await intruder.call(`/api/v1/courses/${target.id}/sections`, {
+        method: 'POST',
+        json: { title: 'Mine now' },
+      }),
+    )
+    await expectForbidden(
+      await intruder.call(`/api/v1/sections/${target.section}/lessons`, {
+        method: 'POST',
+        json: { title: 'Planted', type: 'text' },
+      }),
+    )
+    await expectForbidden(
+      await intruder.call(`/api/v1/sections/${target.section}`, {
+        method: 'PATCH',
+        json: { title: 'Defaced' },
+      }),
+    )
+    await expectForbidden(
+      await intruder.call(`/api/v1/lessons/${target.lesson}`, {
+        method: 'PATCH',
+        json: { body: '<p>Defaced</p>' },
+      }),
+    )
+    await expectForbidden(
+      await intruder.call(`${tree}/order`, {
+        method: 'PUT',
+        json: { sections: [{ id: target.section, lesson_ids: [target.lesson] }] },
+      }),
+    )
+    await expectForbidden(
+      await intruder.call(`/api/v1/lessons/${target.lesson}`, { method: 'DELETE' }),
+    )
+    await expectForbidden(
+      await intruder.call(`/api/v1/sections/${target.section}`, { method: 'DELETE' }),
+    )
+    expect(await readJson(await editor.call(tree))).toEqual(before)
+  })
+
+  it('a lecturer the course lists changes its curriculum', async () => {
+    const editor = await person('editor')
+    const teacher = await person('lecturer')
+    const target = await course(editor, [await profileOf(editor, teacher)])
+    const section = await created(
+      await teacher.call(`/api/v1/courses/${target.id}/sections`, {
+        method: 'POST',
+        json: { title: 'Added by the teacher' },
+      }),
+    )
+    await created(
+      await teacher.call(`/api/v1/sections/${section.id}/lessons`, {
+        method: 'POST',
+        json: { title: 'New lesson', type: 'text' },
+      }),
+    )
+    const renamed = await teacher.call(`/api/v1/lessons/${target.lesson}`, {
+      method: 'PATCH',
+      json: { title: 'Renamed' },
+    })
+    expect(renamed.status).toBe(200)
+    expect(
+      (await teacher.call(`/api/v1/sections/${section.id}`, { method: 'DELETE' })).status,
+    ).toBe(204)
+    // Courses themselves stay the school's: a lecturer cannot add themselves to one.
+    const other = await course(editor, [])
+    const claim = await teacher.call(`/api/v1/courses/${other.id}`, {
+      method: 'PATCH',
+      json: { lecturer_ids: [] },
+    })
+    expect(claim.status).toBe(403)
+  })
+})
+
 describe('ownership within roles: every resource answers who owns its rows', () => {
   it('declares an owner rule, or says why the school owns every row', () => {
     for (const resource of RESOURCES) {
@@ -255,6 +364,6 @@ describe('ownership within roles: every resource answers who owns its rows', () 
     const owned = RESOURCES.filter(
       (r) => r.ownership.kind === 'person' && r.ownership.limited.includes('lecturer'),
     ).map((r) => r.collection)
-    expect(owned).toEqual(expect.arrayContaining(['lecturers', 'events']))
+    expect(owned).toEqual(expect.arrayContaining(['lecturers', 'events', 'sections', 'lessons']))
   })
 })

@@ -1,3 +1,4 @@
+import { type SqlBool, sql } from 'kysely'
 import type { FieldError } from '../conventions.js'
 import { conflict, validationFailed } from '../conventions.js'
 import {
@@ -15,7 +16,7 @@ import {
 import { requireReference } from '../framework/references.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
-import { schoolWide } from './owners.js'
+import { checkLecturerIds, lecturerIdsField, schoolWide } from './owners.js'
 import { pricingPlans } from './pricing-plans.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
@@ -80,7 +81,7 @@ export const courses = defineResource({
   scopes: { read: 'courses:read', write: 'courses:write' },
   writeRoles: ['owner', 'admin', 'editor'],
   ownership: schoolWide(
-    'Courses are the school’s catalogue; lecturers may not write them at all (DOMAIN.md §4.1: courses:read)',
+    'Courses are the school’s catalogue; lecturers may not write them at all (DOMAIN.md §4.1: courses:read), though the lecturers a course lists own its curriculum',
   ),
   operations: ['list', 'get', 'create', 'update', 'delete'],
   public: {
@@ -141,6 +142,16 @@ export const courses = defineResource({
       { public: true, nullable: true },
     ),
     published_at: instant({ public: true, readOnly: true, nullable: true, filter: true }),
+    lecturer_ids: lecturerIdsField(),
+  },
+  filters: {
+    lecturer_id: {
+      field: reference('lec'),
+      reads: ['lecturer_ids'],
+      description: 'Courses this lecturer teaches',
+      where: (_eb, _op, value) =>
+        sql<SqlBool>`${sql.ref('lecturer_ids')} like ${`%"${String(value).replace(/[\\%_]/g, (c) => `\\${c}`)}"%`} escape '\\'`,
+    },
   },
   computed: (row, full) =>
     full
@@ -159,6 +170,9 @@ export const courses = defineResource({
       for (const plan of plans) plan.id ??= context.deps.random.id('pln')
       values.pricing_plans = JSON.stringify(plans)
     }
+    const errors: FieldError[] = []
+    await checkLecturerIds(context, values, errors)
+    if (errors.length > 0) throw validationFailed(errors)
     if (typeof values.category_id === 'string') {
       await requireReference(
         context.db,

@@ -7,7 +7,7 @@ import {
   requireObject,
   validationFailed,
 } from '../conventions.js'
-import { notFound, readsFull, writerOf } from '../framework/access.js'
+import { notFound, readsFull, requireOwner, writerOf } from '../framework/access.js'
 import type { Row } from '../framework/fields.js'
 import { viewOf } from '../framework/resource.js'
 import { createResourceStore, type ResourceDb, visibilityOf } from '../framework/store.js'
@@ -143,6 +143,8 @@ export function registerCurriculumRoutes(api: FastifyInstance, deps: AppDeps): v
     requireJsonContent(request.headers['content-type'])
     const body = requireObject(request.body)
     const course = await courseOf(request, true)
+    // Reordering changes every section and lesson of the course: its curriculum's owner rule.
+    await requireOwner(sections, context, { course_id: course.id })
     const db = deps.database.db
     const courseId = course.id as string
     const [sectionRows, lessonRows] = await Promise.all([

@@ -15,10 +15,10 @@ import {
   url,
 } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
-import { object, structure } from '../framework/structures.js'
+import { object } from '../framework/structures.js'
 import { attendeePaths, registerAttendeeRoutes } from './event-attendees.js'
 import { checkTickets, enrichEvents, syncTickets, ticketsField } from './event-tickets.js'
-import { hostedBy, profilesOf } from './owners.js'
+import { checkLecturerIds, hostedBy, lecturerIdsField, profilesOf } from './owners.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 /** An IANA time zone name (`America/New_York`), as Intl knows them. */
@@ -38,28 +38,6 @@ function timeZone(): Field {
     },
   }
 }
-
-const LECTURER_ID = /^lec_[A-Za-z0-9_-]+$/
-
-/** The ids of the event's lecturers, in display order. */
-const lecturerIds = () =>
-  structure(
-    {
-      type: 'array',
-      maxItems: 10,
-      items: { type: 'string', pattern: LECTURER_ID.source },
-    },
-    (value, path, errors) => {
-      if (
-        !Array.isArray(value) ||
-        value.length > 10 ||
-        value.some((v) => typeof v !== 'string' || !LECTURER_ID.test(v))
-      )
-        return fail(errors, path, 'type', `${path} must list at most 10 lecturer ids (lec_…)`)
-      return [...new Set(value as string[])]
-    },
-    { public: true, default: [] },
-  )
 
 async function setStatus(context: ResourceContext, row: Row, changes: Row): Promise<string> {
   await context.db
@@ -81,21 +59,7 @@ async function checkReferences(context: ResourceContext, values: Row): Promise<v
       .executeTakeFirst()
     if (!course) errors.push({ field: 'course_id', code: 'not_found', message: 'no such course' })
   }
-  if (typeof values.lecturer_ids === 'string') {
-    const ids = JSON.parse(values.lecturer_ids) as string[]
-    const found =
-      ids.length === 0
-        ? new Set<string>()
-        : new Set(
-            (
-              await context.db.selectFrom('lecturers').select('id').where('id', 'in', ids).execute()
-            ).map((l) => l.id as string),
-          )
-    ids.forEach((id, i) => {
-      if (!found.has(id))
-        errors.push({ field: `lecturer_ids[${i}]`, code: 'not_found', message: 'no such lecturer' })
-    })
-  }
+  await checkLecturerIds(context, values, errors)
   if (errors.length > 0) throw validationFailed(errors)
 }
 
@@ -187,7 +151,7 @@ export const events = defineResource({
     ),
     capacity: integer({ public: true, min: 1, max: 100_000, nullable: true }),
     tickets: ticketsField(),
-    lecturer_ids: lecturerIds(),
+    lecturer_ids: lecturerIdsField(),
     course_id: reference('crs', { public: true, nullable: true, filter: true }),
     registration_open: boolean({ public: true, filter: true, default: true }),
     recording: object(

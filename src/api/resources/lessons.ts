@@ -11,7 +11,7 @@ import {
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
-import { schoolWide } from './owners.js'
+import { curriculumOwnership } from './owners.js'
 import { compact, placeAt } from './positions.js'
 import { sections } from './sections.js'
 
@@ -38,9 +38,7 @@ export const lessons = defineResource({
   summary: 'Lessons of a course',
   scopes: { read: 'curriculum:read', write: 'curriculum:write' },
   writeRoles: ['owner', 'admin', 'editor', 'lecturer'],
-  ownership: schoolWide(
-    'Courses record no lecturers yet (no course ⇄ lecturer relation is stored), so a lesson has no person to own it: a lecturer granted curriculum:write edits every course’s curriculum, as DOMAIN.md §4.1 grants',
-  ),
+  ownership: curriculumOwnership,
   operations: ['list', 'get', 'create', 'update', 'delete'],
   parent: { resource: () => sections, column: 'section_id' },
   public: { get: { status: ['published'] }, withParent: true },

@@ -1,9 +1,13 @@
+import type { FieldError } from '../conventions.js'
+import { fail, type Row } from '../framework/fields.js'
 import type { Ownership, ResourceContext } from '../framework/resource.js'
+import { structure } from '../framework/structures.js'
 
 /**
  * The owners of records that a lecturer may change (DOMAIN.md §4.1: "lecturers (rw own
- * profile)", events): a lecturer is the team member a lecturer profile links with
- * `member_id`, and hosts the events that list that profile in `lecturer_ids`.
+ * profile)", curriculum, events): a lecturer is the team member a lecturer profile links with
+ * `member_id`; they host the events and teach the courses that list that profile in
+ * `lecturer_ids`.
  */
 
 /** The ids of the lecturer profiles linked to the caller. */
@@ -25,6 +29,80 @@ export function hostedBy(lecturerIds: unknown, profiles: ReadonlySet<string>): b
   } catch {
     return false
   }
+}
+
+const LECTURER_ID = /^lec_[A-Za-z0-9_-]+$/
+
+/** The ids of a course's or an event's lecturers, in display order, stored as JSON. */
+export const lecturerIdsField = () =>
+  structure(
+    {
+      type: 'array',
+      maxItems: 10,
+      items: { type: 'string', pattern: LECTURER_ID.source },
+    },
+    (value, path, errors) => {
+      if (
+        !Array.isArray(value) ||
+        value.length > 10 ||
+        value.some((v) => typeof v !== 'string' || !LECTURER_ID.test(v))
+      )
+        return fail(errors, path, 'type', `${path} must list at most 10 lecturer ids (lec_…)`)
+      return [...new Set(value as string[])]
+    },
+    { public: true, default: [] },
+  )
+
+/** Adds an error for each id of a write's `lecturer_ids` that names no lecturer profile. */
+export async function checkLecturerIds(
+  context: ResourceContext,
+  values: Row,
+  errors: FieldError[],
+): Promise<void> {
+  if (typeof values.lecturer_ids !== 'string') return
+  const ids = JSON.parse(values.lecturer_ids) as string[]
+  if (ids.length === 0) return
+  const rows = await context.db
+    .selectFrom('lecturers')
+    .select('id')
+    .where('id', 'in', ids)
+    .execute()
+  const found = new Set(rows.map((l) => l.id as string))
+  ids.forEach((id, i) => {
+    if (!found.has(id))
+      errors.push({ field: `lecturer_ids[${i}]`, code: 'not_found', message: 'no such lecturer' })
+  })
+}
+
+/** Whether the caller teaches the course `courseId` (their profile in its lecturer_ids). */
+async function teaches(context: ResourceContext, courseId: unknown): Promise<boolean> {
+  if (typeof courseId !== 'string') return false
+  const course = await context.db
+    .selectFrom('courses')
+    .select('lecturer_ids')
+    .where('id', '=', courseId)
+    .executeTakeFirst()
+  return course !== undefined && hostedBy(course.lecturer_ids, await profilesOf(context))
+}
+
+/**
+ * Sections and lessons: a lecturer changes the curriculum of the courses they teach. A new
+ * lesson names its section, not yet its course: the section's course is the one.
+ */
+export const curriculumOwnership: Ownership = {
+  kind: 'person',
+  limited: ['lecturer'],
+  rule: 'a lecturer changes the curriculum only of the courses that list their lecturer profile in lecturer_ids',
+  async owns(context, row) {
+    if (typeof row.course_id === 'string') return teaches(context, row.course_id)
+    if (typeof row.section_id !== 'string') return false
+    const section = await context.db
+      .selectFrom('sections')
+      .select('course_id')
+      .where('id', '=', row.section_id)
+      .executeTakeFirst()
+    return teaches(context, section?.course_id)
+  },
 }
 
 /** The reason given by resources whose writers are all school-wide roles. */

@@ -2,7 +2,7 @@ import { enumeration, html, integer, reference, text } from '../framework/fields
 import { defineResource } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
 import { courses } from './courses.js'
-import { schoolWide } from './owners.js'
+import { curriculumOwnership } from './owners.js'
 import { placeAt } from './positions.js'
 
 /** Sections of a course's curriculum (DOMAIN.md §4.3.2), in `position` order. */
@@ -14,9 +14,7 @@ export const sections = defineResource({
   summary: 'Sections (chapters) of a course',
   scopes: { read: 'curriculum:read', write: 'curriculum:write' },
   writeRoles: ['owner', 'admin', 'editor', 'lecturer'],
-  ownership: schoolWide(
-    'Courses record no lecturers yet (no course ⇄ lecturer relation is stored), so a section has no person to own it: a lecturer granted curriculum:write edits every course’s curriculum, as DOMAIN.md §4.1 grants',
-  ),
+  ownership: curriculumOwnership,
   operations: ['list', 'get', 'create', 'update', 'delete'],
   parent: { resource: () => courses, column: 'course_id' },
   public: { get: { status: ['published'] }, withParent: true },
