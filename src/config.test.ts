@@ -40,6 +40,26 @@ describe('configuration, parsed once from the environment', () => {
     expect(parseConfig({ PORT: '', PORTICO_ISSUER: '' }).port).toBe(3000)
   })
 
+  it('without PORTICO_ISSUER, derives the issuer from the loopback address it listens on', () => {
+    expect(parseConfig({ PORT: '3977' }).issuer).toBe('http://127.0.0.1:3977')
+    expect(parseConfig({}, { port: '4100' }).issuer).toBe('http://127.0.0.1:4100')
+    expect(parseConfig({ HOST: '127.0.0.2', PORT: '3977' }).issuer).toBe('http://127.0.0.2:3977')
+    expect(parseConfig({ HOST: 'localhost', PORT: '3977' }).issuer).toBe('http://localhost:3977')
+    expect(parseConfig({ HOST: '::1', PORT: '3977' }).issuer).toBe('http://[::1]:3977')
+    // A configured issuer wins over the listening address.
+    expect(parseConfig({ PORT: '3977', PORTICO_ISSUER: 'https://auth.example' }).issuer).toBe(
+      'https://auth.example',
+    )
+  })
+
+  it('refuses to guess the issuer for a non-loopback HOST or a system-picked PORT', () => {
+    for (const host of ['0.0.0.0', '::', '10.1.2.3', 'auth.example']) {
+      expect(refusal({ HOST: host }).message).toMatch(/not a loopback address: set PORTICO_ISSUER/)
+      expect(parseConfig({ HOST: host, PORTICO_ISSUER: 'https://auth.example' }).host).toBe(host)
+    }
+    expect(refusal({ PORT: '0' }).message).toMatch(/PORT=0 .* set PORTICO_ISSUER/)
+  })
+
   it('reads every value from the environment', () => {
     const config = parseConfig({
       PORTICO_ISSUER: 'https://auth.school.example',

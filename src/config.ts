@@ -87,17 +87,20 @@ type Source = Readonly<Record<string, string | undefined>>
  * Parses configuration from environment variables, with flags of the same meaning taking
  * precedence (`--port 4000` over `PORT`).
  *
- * @example parseConfig({ PORT: '0', DATABASE_URL: 'sqlite::memory:' })
+ * @example parseConfig({ PORT: '3977', DATABASE_URL: 'sqlite::memory:' }) // issuer http://127.0.0.1:3977
  */
 export function parseConfig(env: Source, flags: Source = {}): Config {
   const get = (name: string, flag?: string): string | undefined => {
     const value = (flag ? flags[flag] : undefined) ?? env[name]
     return value === undefined || value === '' ? undefined : value
   }
+  const host = get('HOST', 'host') ?? '127.0.0.1'
+  const port = parseInteger('PORT', get('PORT', 'port') ?? '3000', 0, 65535)
+  const configuredIssuer = get('PORTICO_ISSUER', 'issuer')
   return Object.freeze({
-    issuer: parseIssuer(get('PORTICO_ISSUER', 'issuer') ?? 'http://127.0.0.1:3000'),
-    host: get('HOST', 'host') ?? '127.0.0.1',
-    port: parseInteger('PORT', get('PORT', 'port') ?? '3000', 0, 65535),
+    issuer: configuredIssuer ? parseIssuer(configuredIssuer) : defaultIssuer(host, port),
+    host,
+    port,
     database: parseDatabaseUrl(get('DATABASE_URL', 'database-url') ?? 'sqlite:./data/portico.db'),
     logLevel: parseLogLevel(get('LOG_LEVEL', 'log-level') ?? 'info'),
     keyEncryptionSecret: parseSecret(get('PORTICO_KEY_ENCRYPTION_SECRET')),
@@ -214,6 +217,26 @@ function parseIssuer(raw: string): string {
     )
   }
   return value
+}
+
+/**
+ * Without PORTICO_ISSUER, the issuer is the loopback address Portico listens on, so that
+ * every URL it prints and advertises reaches it. Any other address is reached through a
+ * name Portico cannot know: that needs PORTICO_ISSUER.
+ */
+function defaultIssuer(host: string, port: number): string {
+  const hostname = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  if (!isLoopbackHost(hostname)) {
+    throw new ConfigError(
+      `HOST ${host} is not a loopback address: set PORTICO_ISSUER to the public https URL clients reach Portico at`,
+    )
+  }
+  if (port === 0) {
+    throw new ConfigError(
+      'PORT=0 lets the system pick the port, so the issuer cannot be derived from it: set PORTICO_ISSUER or a fixed PORT',
+    )
+  }
+  return parseIssuer(`http://${hostname}:${port}`)
 }
 
 function isLoopbackHost(hostname: string): boolean {

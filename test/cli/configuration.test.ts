@@ -16,6 +16,11 @@ describe('bad configuration stops start-up with a one-line reason and a non-zero
   it.concurrent.for<[string, Record<string, string>, RegExp]>([
     ['PORT=abc', { PORT: 'abc' }, /PORT must be a whole number/],
     ['an http issuer on a public host', { PORTICO_ISSUER: 'http://auth.example' }, /https/],
+    [
+      'a non-loopback HOST and no issuer',
+      { HOST: '0.0.0.0' },
+      /HOST 0\.0\.0\.0 is not a loopback address: set PORTICO_ISSUER/,
+    ],
     ['an unknown database', { DATABASE_URL: 'mysql://db/portico' }, /DATABASE_URL/],
     ['an unknown log level', { LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [
@@ -45,11 +50,11 @@ describe('bad configuration stops start-up with a one-line reason and a non-zero
     expect(result.stderr.trim()).toMatch(/^portico: PORT must be a whole number/)
   })
 
-  it('an unknown command prints usage and exits non-zero', async () => {
+  it('an unknown command says so and exits 2 (test/cli/help-and-typos.test.ts has the rest)', async () => {
     const result = await runCli(['frobnicate'], {
       DATABASE_URL: `sqlite:${path.join(folder, 'never.db')}`,
     })
-    expect(result.code).not.toBe(0)
-    expect(result.stdout).toMatch(/usage: portico/)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^portico: unknown command "frobnicate"/)
   })
 })

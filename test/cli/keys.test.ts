@@ -37,7 +37,12 @@ async function listKeys(): Promise<KeyLine[]> {
 
 /** The kids a server started on the CLI's database publishes. */
 async function publishedKids(): Promise<string[]> {
-  const config = parseConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' })
+  const config = parseConfig({
+    ...env,
+    PORT: '0',
+    PORTICO_ISSUER: 'http://127.0.0.1:3000',
+    LOG_LEVEL: 'silent',
+  })
   const server = await startServer(config, { logger: createLogger('silent') })
   try {
     const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as {

@@ -18,9 +18,14 @@ describe('portico seed demo', () => {
     const first = await runCli(['seed', 'demo'], env)
     expect(first.code, first.stderr).toBe(0)
     expect(first.stdout).toMatch(/seeded the demo school/)
+    // Which account to sign in with, and where: the issuer is the default port's.
+    expect(first.stdout).toContain('Sign in at http://127.0.0.1:3000/login')
+    expect(first.stdout).toMatch(/as maya@brightframe\.example \(Maya Chen, the school's owner\)/)
+    expect(first.stdout).toContain('with password brightframe-demo-password')
     const second = await runCli(['seed', 'demo'], env)
     expect(second.code).toBe(0)
     expect(second.stdout).toMatch(/left as it is/)
+    expect(second.stdout).not.toContain('Sign in at')
   })
 })
 

@@ -29,7 +29,8 @@ export async function serve(_args: Args, config: Config): Promise<number> {
     'portico is listening',
   )
   // Straight to stdout, never through the log: the password must not reach log storage.
-  if (firstStart) process.stdout.write(firstStartBlock(firstStart))
+  if (firstStart) process.stdout.write(firstStartBlock(firstStart, config.issuer))
+  else if (process.stdout.isTTY) process.stdout.write(whereToStartBlock(config.issuer))
   log.info({ signal: await signal }, 'shutting down')
   return shutDown(server, config.shutdownGrace * 1000)
 }
@@ -73,7 +74,10 @@ function nextStopSignal(): Promise<NodeJS.Signals> {
 }
 
 /** The one notice an operator reads on first start, written in a single write. */
-export function firstStartBlock({ email, password, signInUrl }: FirstStart): string {
+export function firstStartBlock(
+  { email, password, signInUrl }: FirstStart,
+  issuer: string,
+): string {
   return [
     '',
     '  First start: the school and its owner account were created.',
@@ -83,6 +87,24 @@ export function firstStartBlock({ email, password, signInUrl }: FirstStart): str
     '  (shown once, never again; change it with',
     `   portico users set-password --email ${email} --password-stdin)`,
     '',
+    `  What clients see: ${metadataCurl(issuer)}`,
+    '',
     '',
   ].join('\n')
+}
+
+/** On a terminal, every later start says where to go too (a log collector gets only JSON). */
+function whereToStartBlock(issuer: string): string {
+  return [
+    '',
+    `  Sign in at ${issuer}/login`,
+    `  What clients see: ${metadataCurl(issuer)}`,
+    '',
+    '',
+  ].join('\n')
+}
+
+/** The one command that shows the authorization server metadata (RFC 8414). */
+export function metadataCurl(issuer: string): string {
+  return `curl -s ${issuer}/.well-known/oauth-authorization-server`
 }

@@ -188,6 +188,7 @@ describe.skipIf(skip)('a Portico with REDIS_URL', () => {
     const config = parseConfig({
       DATABASE_URL: 'sqlite::memory:',
       PORT: '0',
+      PORTICO_ISSUER: 'http://127.0.0.1:3000',
       PORTICO_KEY_ENCRYPTION_SECRET: 'x'.repeat(32),
       REDIS_URL: `redis://127.0.0.1:${port}`,
     })

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { type CliServer, startCliServer } from '../support/cli-server.js'
+import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import { readJson } from '../support/http.js'
+
+const SECRET = 'test-secret-test-secret-test-secret-0123'
+
+let database: TestDatabase | undefined
+let server: CliServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+  await database?.drop()
+  database = undefined
+})
+
+describe('without PORTICO_ISSUER, the issuer is the address Portico listens on', () => {
+  it('only PORT set: pages, metadata and the printed hints all use that port', async () => {
+    database = await createTestDatabase()
+    // startCliServer picks a free port and sets PORT; an empty PORTICO_ISSUER is unset.
+    server = await startCliServer({
+      DATABASE_URL: database.url,
+      PORTICO_KEY_ENCRYPTION_SECRET: SECRET,
+      PORTICO_ISSUER: '',
+    })
+    const { url } = server
+    expect(url).not.toBe('http://127.0.0.1:3000')
+
+    const metadata = await readJson(await fetch(`${url}/.well-known/oauth-authorization-server`))
+    expect(metadata.issuer).toBe(url)
+    expect(metadata.authorization_endpoint).toBe(`${url}/oauth/authorize`)
+    expect(metadata.token_endpoint).toBe(`${url}/api/oauth/token`)
+    const openid = await readJson(await fetch(`${url}/.well-known/openid-configuration`))
+    expect(openid.issuer).toBe(url)
+
+    const login = await fetch(`${url}/login`)
+    expect(login.status).toBe(200)
+    await login.arrayBuffer()
+
+    // The first start says where to sign in and the one command that shows the metadata.
+    const output = server.output()
+    expect(output).toContain(`Sign in at ${url}/login`)
+    expect(output).toContain(`curl -s ${url}/.well-known/oauth-authorization-server`)
+    expect(output).not.toContain(':3000')
+  })
+})
