@@ -6,7 +6,12 @@ export interface Args {
 }
 
 /** Options that take no value. */
-const SWITCHES = new Set(['confidential', 'password-stdin', 'help', 'json'])
+export const SWITCHES: ReadonlySet<string> = new Set([
+  'confidential',
+  'password-stdin',
+  'help',
+  'json',
+])
 
 export class UsageError extends Error {
   override name = 'UsageError'

@@ -140,14 +140,42 @@ export const COMMANDS: readonly Command[] = [
   },
 ]
 
+/** Flags every command takes, because each reads the configuration (README: Configuration). */
+export const CONFIG_FLAGS = ['issuer', 'host', 'port', 'database-url', 'log-level'] as const
+
+/** The options a command accepts: those of its usage line, the configuration's, and --help. */
+export function optionsOf(command: Command): readonly string[] {
+  const own = [...command.usage.matchAll(/--([a-z][a-z-]*)/g)].map(([, name]) => name ?? '')
+  return [...new Set([...own, ...CONFIG_FLAGS, 'help'])]
+}
+
+/** Commands whose first word is `noun` (`keys` → `keys list`, `keys rotate`). */
+export function commandsOf(noun: string): readonly Command[] {
+  return COMMANDS.filter((c) => c.name.split(' ')[0] === noun)
+}
+
 export function printHelp(command?: Command): void {
   if (command) {
-    console.log(`usage: portico ${command.usage}\n\n${command.summary}`)
+    console.log(
+      `usage: portico ${command.usage}\n\n${command.summary}\n\n` +
+        `Every command also takes the configuration flags ${CONFIG_FLAGS.map((f) => `--${f}`).join(', ')}\n` +
+        'and reads the environment (README.md: Configuration).',
+    )
     return
   }
   console.log('usage: portico <command> [options]\n\ncommands:')
   for (const c of COMMANDS) console.log(`  ${c.name.padEnd(22)} ${c.summary}`)
   console.log(
-    '\nConfiguration comes from the environment (PORTICO_ISSUER, HOST, PORT, DATABASE_URL, LOG_LEVEL, …); see README.md.',
+    "\n`portico <command> --help` shows a command's options; `portico --version` the version." +
+      '\nConfiguration comes from the environment (PORTICO_ISSUER, HOST, PORT, DATABASE_URL, LOG_LEVEL, …); see README.md.',
+  )
+}
+
+/** The usage of every command under one noun, for `portico keys --help`. */
+export function printGroupHelp(noun: string): void {
+  console.log(
+    `usage:\n${commandsOf(noun)
+      .map((c) => `  portico ${c.usage}\n      ${c.summary}`)
+      .join('\n')}`,
   )
 }
