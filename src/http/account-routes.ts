@@ -55,11 +55,13 @@ export const accountRoutes: RouteModule = {
       const everyone = CAN_SEE_ALL.has(user.role)
         ? await listConnections(deps.grants, now)
         : undefined
+      const brand = await deps.school.brand()
       return sendPage(
         reply,
         200,
         accountPage({
-          school: await deps.school.name(),
+          school: brand.name,
+          brand,
           userName: user.name,
           userEmail: user.email,
           role: user.role,
@@ -72,6 +74,7 @@ export const accountRoutes: RouteModule = {
               ? 'Access revoked. Its tokens no longer work.'
               : undefined,
         }),
+        brand,
       )
     })
 

@@ -1,5 +1,10 @@
 import formbody from '@fastify/formbody'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify'
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-routes.js'
 import { apiRoutes } from './api-routes.js'
@@ -158,7 +163,9 @@ export async function createApp(
     }
   })
   await app.register(formbody, { bodyLimit: BODY_LIMIT, parser: parseForm })
-  app.setErrorHandler(handleError)
+  app.setErrorHandler<FastifyError>((error, request, reply) =>
+    handleError(error, request, reply, deps.school),
+  )
   app.setNotFoundHandler((request, reply) => {
     void reply
       .code(404)

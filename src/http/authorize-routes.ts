@@ -344,11 +344,13 @@ async function sendConsentPage(
   const available = params.scopes.filter((s) => roleAllows(user.role, s))
   const unavailable = params.scopes.filter((s) => !roleAllows(user.role, s))
   const destination = new URL(params.redirectUri)
+  const brand = await deps.school.brand()
   return sendPage(
     reply,
     200,
     consentPage({
-      school: await deps.school.name(),
+      school: brand.name,
+      brand,
       clientName: client.clientName,
       clientId: client.clientId,
       selfRegistered: client.kind === 'self_registered',
@@ -361,6 +363,7 @@ async function sendConsentPage(
       csrf,
       logoutCsrf: logoutCsrf(current.token),
     }),
+    brand,
   )
 }
 

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import * as cookie from 'cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { digest } from '../platform/crypto.js'
 import type { Session } from '../storage/sessions.js'
+import { type Brand, brandLogo, brandStyle } from '../views/layout.js'
 import type { AppDeps } from './deps.js'
 
 /**
@@ -108,11 +110,20 @@ export async function currentSession(
   return session && { token, session }
 }
 
-/** Headers for every HTML page and browser redirect: no framing, no referrer, no caching. */
-export function pageHeaders(reply: FastifyReply): FastifyReply {
+/**
+ * Headers for every HTML page and browser redirect: no framing, no referrer, no caching. A
+ * page with the school's brand also allows exactly its logo's origin and its one inline
+ * style rule (by hash), nothing else.
+ */
+export function pageHeaders(reply: FastifyReply, brand?: Brand): FastifyReply {
+  const style = brandStyle(brand)
+  const logo = brandLogo(brand)
+  const styleSrc = style
+    ? `style-src 'self' 'sha256-${createHash('sha256').update(style).digest('base64')}'`
+    : "style-src 'self'"
+  const imgSrc = logo ? `img-src 'self' data: ${new URL(logo).origin}` : "img-src 'self' data:"
   return reply.headers({
-    'content-security-policy':
-      "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+    'content-security-policy': `default-src 'none'; ${styleSrc}; ${imgSrc}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-store',
@@ -120,8 +131,13 @@ export function pageHeaders(reply: FastifyReply): FastifyReply {
   })
 }
 
-export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return pageHeaders(reply).code(status).type('text/html; charset=utf-8').send(body)
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  body: string,
+  brand?: Brand,
+): FastifyReply {
+  return pageHeaders(reply, brand).code(status).type('text/html; charset=utf-8').send(body)
 }
 
 /** A 303 redirect from a page or form. */

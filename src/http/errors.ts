@@ -1,8 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.js'
+import type { SchoolStore } from '../storage/school.js'
 import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
 import { errorPage } from '../views/error-page.js'
+import type { Brand } from '../views/layout.js'
 import { sendPage } from './browser.js'
 import { ProblemError, problemBody } from './problem.js'
 
@@ -15,7 +17,8 @@ export function handleError(
   error: FastifyError | Error,
   request: FastifyRequest,
   reply: FastifyReply,
-): void {
+  school?: Pick<SchoolStore, 'brand'>,
+): Promise<FastifyReply> | FastifyReply {
   const known = classify(error)
   if (!known) request.log.error({ err: error }, 'unexpected error')
   else if (known.status >= 500) request.log.warn({ err: error }, 'request failed')
@@ -37,23 +40,28 @@ export function handleError(
           : failure.status >= 500
             ? 'Something went wrong'
             : 'Invalid request'
-    void sendPage(
-      reply,
-      failure.status,
-      errorPage({ title, message: failure.message, requestId: request.id }),
-    )
-    return
+    const page = (brand?: Brand) =>
+      sendPage(
+        reply,
+        failure.status,
+        errorPage({ title, message: failure.message, requestId: request.id, brand }),
+        brand,
+      )
+    // The school's header when the database can say what it is; a plain one when it cannot
+    // (the error may be that very database being unavailable).
+    return school ? school.brand().then(page, () => page()) : page()
   }
   if (family === 'oauth') {
     const body = new OAuthError(oauthCode(error, failure), failure.message, failure.status).toJSON()
-    void reply.type('application/json').send(body)
-    return
+    return reply.type('application/json').send(body)
   }
   const fields =
     error instanceof ProblemError
       ? error.fields
       : { code: failure.code, title: titleFor(failure.status), detail: failure.message }
-  void reply.type('application/problem+json').send(problemBody(failure.status, fields, request.id))
+  return reply
+    .type('application/problem+json')
+    .send(problemBody(failure.status, fields, request.id))
 }
 
 function oauthCode(error: Error, failure: Failure): OAuthErrorCode {

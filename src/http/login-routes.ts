@@ -53,17 +53,20 @@ export const loginRoutes: RouteModule = {
     app.get<{ Querystring: { request?: string } }>('/login', html, async (request, reply) => {
       const browser = ensureBrowserToken(request, reply, deps)
       const pending = await pendingRequest(deps, request.query.request)
+      const brand = await deps.school.brand()
       return sendPage(
         reply,
         200,
         loginPage({
-          school: await deps.school.name(),
+          school: brand.name,
+          brand,
           csrf: loginCsrf(browser),
           request: pending?.id,
           clientName: pending?.clientName,
           selfRegistered: pending?.selfRegistered,
           email: pending?.loginHint,
         }),
+        brand,
       )
     })
 
@@ -84,13 +87,14 @@ export const loginRoutes: RouteModule = {
         deps,
         typeof form.request === 'string' ? form.request : undefined,
       )
-      const school = await deps.school.name()
+      const brand = await deps.school.brand()
       const again = (status: number, error: string) =>
         sendPage(
           reply,
           status,
           loginPage({
-            school,
+            school: brand.name,
+            brand,
             csrf: loginCsrf(browser),
             request: pending?.id,
             clientName: pending?.clientName,
@@ -98,6 +102,7 @@ export const loginRoutes: RouteModule = {
             email,
             error,
           }),
+          brand,
         )
 
       if (email === '' || password === '' || email.length > 320)

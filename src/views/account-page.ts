@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js'
-import { layout } from './layout.js'
+import { type Brand, layout } from './layout.js'
 
 /** One tool a person authorized, possibly through several sign-ins. */
 export interface ConnectionRow {
@@ -17,6 +17,8 @@ export interface ConnectionRow {
 
 export interface AccountPageModel {
   readonly school: string
+  /** The school's logo and colour for the header; the name alone without it. */
+  readonly brand?: Brand
   readonly userName: string
   readonly userEmail: string
   readonly role: string
@@ -55,6 +57,7 @@ export function accountPage(m: AccountPageModel): string {
   return layout({
     title: `Connected apps · ${m.school}`,
     school: m.school,
+    brand: m.brand,
     body: html`<section class="card wide">
 <h1>Connected apps</h1>
 <p>${m.userName} (${m.userEmail}), ${m.role.replaceAll('_', ' ')} at ${m.school}.</p>

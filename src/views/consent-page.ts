@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js'
-import { layout } from './layout.js'
+import { type Brand, layout } from './layout.js'
 import { unverifiedToolWarning } from './unverified-tool-warning.js'
 
 export interface ScopeLine {
@@ -9,6 +9,8 @@ export interface ScopeLine {
 
 export interface ConsentPageModel {
   readonly school: string
+  /** The school's logo and colour for the header; the name alone without it. */
+  readonly brand?: Brand
   readonly clientName: string | undefined
   readonly clientId: string
   /** True for tools that registered themselves: nobody at the school has vetted them. */
@@ -39,6 +41,7 @@ export function consentPage(m: ConsentPageModel): string {
   return layout({
     title: `Authorize ${m.clientName ?? 'an application'} · ${m.school}`,
     school: m.school,
+    brand: m.brand,
     body: html`<section class="card">
 <h1><span class="client-name">${m.clientName ?? 'An unnamed application'}</span> wants access to your account</h1>
 ${

@@ -1,9 +1,11 @@
 import { html } from './html.js'
-import { layout } from './layout.js'
+import { type Brand, layout } from './layout.js'
 import { unverifiedToolWarning } from './unverified-tool-warning.js'
 
 export interface LoginPageModel {
   readonly school: string
+  /** The school's logo and colour for the header; the name alone without it. */
+  readonly brand?: Brand
   readonly csrf: string
   /** The pending authorization request this sign-in continues, if any. */
   readonly request?: string
@@ -19,6 +21,7 @@ export function loginPage(model: LoginPageModel): string {
   return layout({
     title: `Sign in · ${model.school}`,
     school: model.school,
+    brand: model.brand,
     body: html`<section class="card">
 <h1>Sign in</h1>
 ${model.clientName ? html`<p><strong>${model.clientName}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}

@@ -43,8 +43,31 @@ body {
   border-bottom: 1px solid var(--line);
   background: var(--card);
 }
+.top.branded {
+  background: var(--school);
+  color: var(--school-fg);
+  border-bottom-color: transparent;
+}
+.top {
+  display: flex;
+  align-items: center;
+  gap: 0.6rem;
+}
+.logo {
+  width: 2rem;
+  height: 2rem;
+  object-fit: contain;
+}
 .brand {
   font-weight: 600;
+}
+.bottom {
+  max-width: 34rem;
+  margin: 0 auto 1.5rem;
+  padding: 0 1rem;
+  color: var(--muted);
+  font-size: 0.8rem;
+  text-align: center;
 }
 main {
   max-width: 34rem;
