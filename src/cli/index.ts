@@ -44,27 +44,29 @@ async function main(argv: readonly string[]): Promise<number> {
   if (!command) {
     const noun = leading[0] ?? ''
     const group = commandsOf(noun)
-    if (group.length > 1 && leading.length === 1) {
+    const names = group.map((c) => c.name).join(', ')
+    if (group.length > 0 && leading.length === 1) {
       if (wantsHelp) {
         printGroupHelp(noun)
         return 0
       }
       return usageError(
-        `"${noun}" needs one of: ${group.map((c) => c.name).join(', ')}`,
+        `"${noun}" needs one of: ${names}`,
         `Run portico ${noun} --help for their options.`,
       )
     }
-    const typed = group.length > 1 ? leading.slice(0, 2).join(' ') : noun
-    const match = closestMatch(
-      typed,
-      COMMANDS.map((c) => c.name),
-    )
+    // `keys rotat`, `user list`: the two words first; `serv`: the one.
+    const all = COMMANDS.map((c) => c.name)
+    const two = leading.slice(0, 2).join(' ')
+    const match =
+      (leading.length > 1 ? closestMatch(two, all) : undefined) ?? closestMatch(noun, all)
+    const typed = group.length > 0 || (match?.includes(' ') ?? false) ? two : noun
     return usageError(
       `unknown command "${typed}"`,
       match
         ? `Did you mean "portico ${match}"?`
-        : group.length > 1
-          ? `"${noun}" takes: ${group.map((c) => c.name).join(', ')}.`
+        : group.length > 0
+          ? `"${noun}" takes: ${names}.`
           : 'Run portico --help for the list of commands.',
     )
   }
