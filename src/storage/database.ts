@@ -293,13 +293,16 @@ const FALLBACK_CHECKPOINT_PAGES = 10_000
 const CHECKPOINTER = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
-const db = new Database(workerData.file)
-db.pragma('busy_timeout = 5000')
+const db = new Database(workerData.file, { timeout: 5000 })
+// Prepared once and kept: no statement of this thread is ever garbage. better-sqlite3 12's
+// statements are node::ObjectWrap objects, and on Node 24 one collected by a GC that runs
+// outside JavaScript (in this thread, between intervals) aborts the process.
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
 setInterval(() => {
   try {
     let copied = 0
     for (let pass = 0; pass < 4; pass++) {
-      const [result] = db.pragma('wal_checkpoint(PASSIVE)')
+      const result = checkpoint.get()
       if (result.busy !== 0 || result.log < workerData.restartFrames) return
       const fresh = result.checkpointed - copied
       copied = result.checkpointed
