@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import SqliteDatabase from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
 import {
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
@@ -16,6 +15,7 @@ import pg from 'pg'
 import type { DatabaseConfig, DatabasePool } from '../config.js'
 import { preparedName } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
+import { SQLITE_DRIVER_PATH, SqliteDatabase } from './sqlite-driver.js'
 
 /** An open database: the Kysely handle, which engine it runs on, and how to close it. */
 export interface Database {
@@ -223,11 +223,11 @@ const STATEMENT_CACHE_SIZE = 500
  * except for a streamed `iterate`, which gets a statement of its own.
  */
 function withStatementCache(
-  sqlite: SqliteDatabase.Database,
+  sqlite: BetterSqlite3.Database,
   onWrite: () => void,
   onClose: () => void,
 ): KyselySqliteDatabase {
-  const cache = new Map<string, SqliteDatabase.Statement>()
+  const cache = new Map<string, BetterSqlite3.Statement>()
   const prepare = (source: string) => {
     let statement = cache.get(source)
     if (statement && !statement.busy) return statement
@@ -261,7 +261,7 @@ function withStatementCache(
  * transaction's snapshot and would miss a commit made meanwhile, so there is no version:
  * the caller reads the database, which waits for the transaction to end.
  */
-function trackVersions(sqlite: SqliteDatabase.Database) {
+function trackVersions(sqlite: BetterSqlite3.Database) {
   const othersCommitted = sqlite.prepare('pragma data_version').pluck()
   let seen = othersCommitted.get()
   let version = 0
@@ -339,7 +339,7 @@ function startCheckpointer(
     const worker = new Worker(CHECKPOINTER, {
       eval: true,
       workerData: {
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        driver: SQLITE_DRIVER_PATH,
         file: path.resolve(file),
         intervalMs: CHECKPOINT_INTERVAL_MS,
         restartFrames: RESTART_FRAMES,

@@ -37,10 +37,25 @@ describe('without PORTICO_ISSUER, the issuer is the address Portico listens on',
     expect(login.status).toBe(200)
     await login.arrayBuffer()
 
-    // The first start says where to sign in and the one command that shows the metadata.
-    const output = server.output()
+    // The first start says where to sign in and the one command that shows the metadata
+    // (written once the owner exists, which can be after /healthz first answers).
+    const output = await printed(server, 'What clients see')
     expect(output).toContain(`Sign in at ${url}/login`)
     expect(output).toContain(`curl -s ${url}/.well-known/oauth-authorization-server`)
     expect(output).not.toContain(':3000')
   })
 })
+
+/** The server's output once it contains `text`; fails if the process exits first. */
+async function printed(server: CliServer, text: string): Promise<string> {
+  const deadline = Date.now() + 20_000
+  while (!server.output().includes(text)) {
+    const exited = await Promise.race([
+      server.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 50)),
+    ])
+    if (exited || Date.now() > deadline)
+      throw new Error(`never printed "${text}":\n${server.output()}`)
+  }
+  return server.output()
+}
