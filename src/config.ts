@@ -43,6 +43,16 @@ export interface Config {
   readonly filesDir: string | undefined
   /** The largest upload accepted, in bytes, whatever its purpose (at most 25 MB). */
   readonly uploadMaxBytes: number
+  /** Client ID Metadata Documents: https client ids fetched, with per-minute fetch budgets. */
+  readonly clientIdMetadata: ClientIdMetadataConfig
+}
+
+export interface ClientIdMetadataConfig {
+  readonly enabled: boolean
+  /** Document fetches per minute, all hosts together. */
+  readonly fetchRateLimit: number
+  /** Document fetches per minute to any one host. */
+  readonly hostFetchRateLimit: number
 }
 
 export type DatabaseConfig =
@@ -187,6 +197,24 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       1024,
       25 * 1024 * 1024,
     ),
+    clientIdMetadata: Object.freeze({
+      enabled: parseBoolean(
+        'PORTICO_CLIENT_ID_METADATA_DOCUMENTS',
+        get('PORTICO_CLIENT_ID_METADATA_DOCUMENTS') ?? 'true',
+      ),
+      fetchRateLimit: parseInteger(
+        'PORTICO_CLIENT_DOCUMENT_FETCH_RATE_LIMIT',
+        get('PORTICO_CLIENT_DOCUMENT_FETCH_RATE_LIMIT') ?? '120',
+        1,
+        100_000,
+      ),
+      hostFetchRateLimit: parseInteger(
+        'PORTICO_CLIENT_DOCUMENT_HOST_FETCH_RATE_LIMIT',
+        get('PORTICO_CLIENT_DOCUMENT_HOST_FETCH_RATE_LIMIT') ?? '20',
+        1,
+        100_000,
+      ),
+    }),
   })
 }
 

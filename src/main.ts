@@ -4,11 +4,14 @@ import { ConfigError } from './config.js'
 import { createApp } from './http/app.js'
 import type { AppDeps } from './http/deps.js'
 import { type MetricsServer, startMetricsServer } from './http/metrics-server.js'
+import { createClientResolver } from './oauth/client-id-metadata/resolve-client.js'
 import { createKeyRing, ensureSigningKeys } from './oauth/keys.js'
 import { type Clock, systemClock } from './platform/clock.js'
 import { loadKeyEncryptionKey } from './platform/key-encryption.js'
 import { createLogger, type Logger } from './platform/logger.js'
 import { createMetrics } from './platform/metrics.js'
+import { pinnedFetch, type Resolver, systemResolver } from './platform/outbound/pinned-fetch.js'
+import { isLoopbackAddress } from './platform/outbound/special-use-addresses.js'
 import { cryptoRandom, type Random } from './platform/random.js'
 import { createAuthorizationRequestStore } from './storage/authorization-requests.js'
 import { createClientStore } from './storage/clients.js'
@@ -22,12 +25,39 @@ import { createResourceServerStore } from './storage/resource-servers.js'
 import { createSchoolStore } from './storage/school.js'
 import { createSessionStore } from './storage/sessions.js'
 import { createSigningKeyStore } from './storage/signing-keys.js'
+import { createTrustedClientDocumentStore } from './storage/trusted-client-documents.js'
 import { createUserStore } from './storage/users.js'
 
 export interface Overrides {
   readonly clock?: Clock
   readonly random?: Random
   readonly logger?: Logger
+  /**
+   * Outbound fetches of Client ID Metadata Documents, for tests only: a resolver standing in
+   * for DNS, and the certificate authority of the test's HTTPS server. Not configurable from
+   * the environment, so a deployment cannot be talked into either.
+   */
+  readonly outbound?: {
+    readonly resolve?: Resolver
+    readonly ca?: string
+    readonly timeoutMs?: number
+  }
+}
+
+/** A Client ID Metadata Document is read within this time, DNS included. */
+const DOCUMENT_FETCH_TIMEOUT_MS = 5000
+/** At most this much of a document is read (draft-ietf-oauth-client-id-metadata-document §6.6). */
+const DOCUMENT_MAX_BYTES = 5 * 1024
+
+/**
+ * The loopback address Portico's own documents may be fetched from: its listen address, when
+ * Portico itself is served on loopback (issuer and listener), as during development. In any
+ * other deployment every loopback address is refused.
+ */
+export function ownLoopbackAddress(config: Config): string | undefined {
+  const issuerHost = new URL(config.issuer).hostname.replace(/^\[|\]$/g, '')
+  const issuerOnLoopback = issuerHost === 'localhost' || isLoopbackAddress(issuerHost)
+  return issuerOnLoopback && isLoopbackAddress(config.host) ? config.host : undefined
 }
 
 /**
@@ -58,6 +88,27 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
         'cannot decrypt the signing keys: the key-encryption secret is not the one they were sealed with',
       )
     }
+    const clients = createClientStore(database.db, database.dataVersion)
+    const rateLimiter = createRateLimiterFor(config, database, logger)
+    const trustedClientDocuments = createTrustedClientDocumentStore(database.db)
+    const fetchOptions = {
+      resolve: overrides.outbound?.resolve ?? systemResolver,
+      ca: overrides.outbound?.ca,
+      ownLoopback: ownLoopbackAddress(config),
+      timeoutMs: overrides.outbound?.timeoutMs ?? DOCUMENT_FETCH_TIMEOUT_MS,
+      maxBytes: DOCUMENT_MAX_BYTES,
+    }
+    const clientResolver = createClientResolver({
+      clients,
+      trusted: trustedClientDocuments,
+      rateLimiter,
+      clock,
+      fetchDocument: (url) => pinnedFetch(url, fetchOptions),
+      settings: {
+        ...config.clientIdMetadata,
+        allowLoopbackHostnames: config.allowLoopbackHostnames,
+      },
+    })
     return {
       config,
       clock,
@@ -68,9 +119,11 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
         processMetrics: config.metrics !== undefined,
       }),
       database,
-      clients: createClientStore(database.db, database.dataVersion),
+      clients,
+      clientResolver,
+      trustedClientDocuments,
       signingKeys,
-      rateLimiter: createRateLimiterFor(config, database, logger),
+      rateLimiter,
       keys,
       users: createUserStore(database.db),
       sessions: createSessionStore(database.db),

@@ -10,6 +10,7 @@ import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { issueCode } from '../oauth/authorize/issue-code.js'
 import { describeScope, groupScopes } from '../oauth/authorize/scope-labels.js'
 import { rawQueryValues } from '../oauth/authorize/state.js'
+import { ClientDocumentRefused } from '../oauth/client-id-metadata/resolve-client.js'
 import { OAuthError } from '../oauth/errors.js'
 import { roleAllows } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
@@ -135,11 +136,24 @@ export const authorizeRoutes: RouteModule = {
       rawState: readonly string[],
     ) => {
       const checkDeps = {
-        clients: deps.clients,
+        clients: deps.clientResolver,
         resourceServers: deps.resourceServers,
         issuer: deps.config.issuer,
       }
-      const { client, target } = await checkClientAndRedirect(raw, checkDeps, rawState)
+      const { client, target } = await checkClientAndRedirect(raw, checkDeps, rawState).catch(
+        (error: unknown) => {
+          if (!(error instanceof ClientDocumentRefused)) throw error
+          // Never a redirect: none of the document's URIs can be trusted.
+          request.log.warn(
+            { event: 'client_document_refused', client_id: raw.client_id, reason: error.reason },
+            'client id metadata document refused',
+          )
+          throw new AuthorizePageError(
+            'Application not recognised',
+            'The application identifies itself by a web address whose description could not be fetched or is not valid (invalid_client). Nothing was sent to it.',
+          )
+        },
+      )
       try {
         const params = await checkAuthorizationParams(raw, client, target, checkDeps)
         const current = await currentSession(request, deps)
@@ -354,6 +368,13 @@ async function sendConsentPage(
       clientName: client.clientName,
       clientId: client.clientId,
       selfRegistered: client.kind === 'self_registered',
+      document:
+        client.kind === 'metadata_document'
+          ? {
+              host: new URL(client.clientId).host,
+              reviewed: await deps.trustedClientDocuments.isTrusted(client.clientId),
+            }
+          : undefined,
       destination: destination.host,
       ...groupScopes(available),
       unavailable: unavailable.map(describeScope),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
+import type { ClientResolver } from '../oauth/client-id-metadata/resolve-client.js'
 import type { KeyRing } from '../oauth/keys.js'
 import type { Clock } from '../platform/clock.js'
 import type { Logger } from '../platform/logger.js'
@@ -15,6 +16,7 @@ import type { ResourceServerStore } from '../storage/resource-servers.js'
 import type { SchoolStore } from '../storage/school.js'
 import type { SessionStore } from '../storage/sessions.js'
 import type { SigningKeyStore } from '../storage/signing-keys.js'
+import type { TrustedClientDocumentStore } from '../storage/trusted-client-documents.js'
 import type { UserStore } from '../storage/users.js'
 
 /** Everything the HTTP app is built from; made once by the composition root. */
@@ -26,6 +28,12 @@ export interface AppDeps {
   readonly metrics: Metrics
   readonly database: Database
   readonly clients: ClientStore
+  /**
+   * Finds the client a request names: Portico's own from the database, an https client_id
+   * through its Client ID Metadata Document. Use it wherever a client_id arrives in a request.
+   */
+  readonly clientResolver: ClientResolver
+  readonly trustedClientDocuments: TrustedClientDocumentStore
   readonly signingKeys: SigningKeyStore
   readonly rateLimiter: RateLimiter
   readonly keys: KeyRing

@@ -58,7 +58,11 @@ export const discoveryRoutes: RouteModule = {
   register(app, deps, context) {
     const { issuer } = deps.config
     // RFC 8414 and OpenID Connect Discovery serve the same document, built once.
-    const metadata = JSON.stringify(serverMetadata(issuer, context.advertised))
+    const metadata = JSON.stringify(
+      serverMetadata(issuer, context.advertised, {
+        clientIdMetadataDocuments: deps.config.clientIdMetadata.enabled,
+      }),
+    )
     const documents: Record<string, string> = {
       '/.well-known/oauth-authorization-server': metadata,
       '/.well-known/openid-configuration': metadata,

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { ClientDocumentRefused } from '../oauth/client-id-metadata/resolve-client.js'
 import { OAuthError } from '../oauth/errors.js'
 import { exchangeToken, GrantRefused } from '../oauth/grants/index.js'
 import type { IssuedTokens } from '../oauth/tokens/issue-tokens.js'
@@ -81,8 +82,18 @@ export const tokenRoutes: RouteModule = {
         const params = readForm(request.body)
         let issued: IssuedTokens
         try {
-          issued = await exchangeToken(deps, params)
+          issued = await exchangeToken({ ...deps, clients: deps.clientResolver }, params)
         } catch (error) {
+          if (error instanceof ClientDocumentRefused) {
+            request.log.warn(
+              {
+                event: 'client_document_refused',
+                client_id: params.client_id,
+                reason: error.reason,
+              },
+              'client id metadata document refused',
+            )
+          }
           if (error instanceof GrantRefused) {
             const replay =
               error.reason === 'code_replayed' || error.reason === 'refresh_token_reused'

@@ -49,7 +49,7 @@ export async function listConnections(
  */
 export async function revokeGrants(
   grants: GrantStore,
-  filter: { clientId?: string; userId?: string },
+  filter: { clientId?: string; userId?: string; grantId?: string },
   now: number,
 ): Promise<number> {
   const ids = await grants.liveGrantIds(filter)

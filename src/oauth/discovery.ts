@@ -4,6 +4,12 @@ import { ALL_SCOPES } from './scopes.js'
 
 type Endpoints = Readonly<Partial<Record<AdvertisedEndpoint, string>>>
 
+/** Optional capabilities the metadata advertises when they are switched on. */
+export interface Features {
+  /** https client ids naming a Client ID Metadata Document are accepted. */
+  readonly clientIdMetadataDocuments: boolean
+}
+
 /** Claims Portico can put in ID tokens and userinfo answers. */
 export const CLAIMS_SUPPORTED = [
   'sub',
@@ -33,7 +39,11 @@ export const CLAIMS_SUPPORTED = [
  * Each capability is listed only when the endpoint that provides it is registered, so the
  * document cannot promise what is absent.
  */
-export function serverMetadata(issuer: string, endpoints: Endpoints): Record<string, unknown> {
+export function serverMetadata(
+  issuer: string,
+  endpoints: Endpoints,
+  features: Features = { clientIdMetadataDocuments: false },
+): Record<string, unknown> {
   const hasAuthorize = endpoints.authorization_endpoint !== undefined
   const hasToken = endpoints.token_endpoint !== undefined
   return {
@@ -45,6 +55,8 @@ export function serverMetadata(issuer: string, endpoints: Endpoints): Record<str
       response_modes_supported: ['query'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
+      // draft-ietf-oauth-client-id-metadata-document §5: a server that supports it MUST say so.
+      ...(features.clientIdMetadataDocuments && { client_id_metadata_document_supported: true }),
     }),
     ...(hasToken && {
       grant_types_supported: ['authorization_code', 'refresh_token'],

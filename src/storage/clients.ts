@@ -85,6 +85,35 @@ export function createClientStore(db: Db, dataVersion?: () => number | undefined
       })
     },
     /**
+     * Stores or refreshes the client described by a valid Client ID Metadata Document, so
+     * that grants, codes and consents can refer to it. The row is a copy for those references
+     * and for the connected-apps page: the document itself is what is checked at every use.
+     */
+    async upsertMetadataDocumentClient(client: Client): Promise<void> {
+      const values = {
+        client_name: client.clientName ?? null,
+        redirect_uris: JSON.stringify(client.redirectUris),
+        grant_types: JSON.stringify(client.grantTypes),
+        id_token_signed_response_alg: client.idTokenSignedResponseAlg,
+      }
+      await db
+        .insertInto('clients')
+        .values({
+          ...values,
+          client_id: client.clientId,
+          kind: 'metadata_document',
+          secret_digest: null,
+          token_endpoint_auth_method: 'none',
+          application_type: client.applicationType,
+          response_types: JSON.stringify(client.responseTypes),
+          scope: null,
+          created_at: client.createdAt,
+          last_used_at: null,
+        })
+        .onConflict((oc) => oc.column('client_id').doUpdateSet(values))
+        .execute()
+    },
+    /**
      * Records that the client was just used (shown to the nearest minute). A client signing
      * people in concurrently would otherwise write its row on every authorization: on
      * PostgreSQL each such update waited for the previous one's commit (npm run bench).

@@ -34,7 +34,7 @@ export interface GrantListing {
   readonly id: string
   readonly clientId: string
   readonly clientName: string | undefined
-  readonly clientKind: 'self_registered' | 'integration'
+  readonly clientKind: 'self_registered' | 'integration' | 'metadata_document'
   readonly userId: string
   readonly userEmail: string
   readonly userName: string
@@ -43,6 +43,8 @@ export interface GrantListing {
   readonly resource: string
   readonly createdAt: number
   readonly lastUsedAt: number | undefined
+  /** Where the authorization that created the grant was answered; undefined for older grants. */
+  readonly redirectUri: string | undefined
 }
 
 /** An access token that is live right now, with its grant and person. */
@@ -105,10 +107,10 @@ function grantWithCodeStatement(g: GrantRow, c: CodeRow) {
     with new_grant as (
       insert into grants
         (id, client_id, user_id, scope, resource, created_at, last_used_at, expires_at,
-         revoked_at)
+         revoked_at, redirect_uri)
       values (${g.id}, ${g.client_id}, ${g.user_id}, ${g.scope}, ${g.resource},
               ${g.created_at}::bigint, ${g.last_used_at}::bigint, ${g.expires_at}::bigint,
-              ${g.revoked_at}::bigint)
+              ${g.revoked_at}::bigint, ${g.redirect_uri ?? null}::text)
     )
     insert into authorization_codes
       (code_digest, grant_id, client_id, user_id, redirect_uri, code_challenge, scope,
@@ -326,6 +328,7 @@ export function createGrantStore(
           'g.resource',
           'g.created_at',
           'g.last_used_at',
+          'g.redirect_uri',
           'c.client_name',
           'c.kind',
           'u.email',
@@ -351,14 +354,24 @@ export function createGrantStore(
         resource: r.resource,
         createdAt: r.created_at,
         lastUsedAt: r.last_used_at ?? undefined,
+        redirectUri: r.redirect_uri ?? undefined,
       }))
     },
 
     /** Ids of the live grants of a client, of a person, or of both. */
-    async liveGrantIds(filter: { clientId?: string; userId?: string }): Promise<string[]> {
-      if ([filter.clientId, filter.userId].some((v) => v !== undefined && cannotBeStored(v)))
+    async liveGrantIds(filter: {
+      clientId?: string
+      userId?: string
+      grantId?: string
+    }): Promise<string[]> {
+      if (
+        [filter.clientId, filter.userId, filter.grantId].some(
+          (v) => v !== undefined && cannotBeStored(v),
+        )
+      )
         return []
       let query = db.selectFrom('grants').select('id').where('revoked_at', 'is', null)
+      if (filter.grantId !== undefined) query = query.where('id', '=', filter.grantId)
       if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId)
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
       return (await query.execute()).map((r) => r.id)

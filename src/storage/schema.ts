@@ -19,6 +19,7 @@ export interface Schema
   portico_migrations: { id: string; applied_at: number }
   signing_keys: SigningKeyTable
   clients: ClientTable
+  trusted_client_documents: TrustedClientDocumentTable
   rate_limits: { key: string; window_start: number; count: number }
   school: SchoolTable
   idempotency_keys: IdempotencyKeyTable
@@ -77,7 +78,8 @@ export interface SigningKeyTable {
 
 export interface ClientTable {
   client_id: string
-  kind: 'self_registered' | 'integration'
+  /** `metadata_document`: the client_id is the URL of a Client ID Metadata Document. */
+  kind: 'self_registered' | 'integration' | 'metadata_document'
   client_name: string | null
   secret_digest: string | null
   token_endpoint_auth_method: 'none' | 'client_secret_post'
@@ -159,6 +161,14 @@ export interface GrantTable {
   /** When the last refresh token of the grant expires. */
   expires_at: number
   revoked_at: number | null
+  /** The redirect URI of the authorization that created the grant; null for older grants. */
+  redirect_uri?: string | null
+}
+
+/** A Client ID Metadata Document URL an operator reviewed: its https callbacks are allowed. */
+export interface TrustedClientDocumentTable {
+  url: string
+  created_at: number
 }
 
 export interface AuthorizationCodeTable {

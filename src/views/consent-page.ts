@@ -15,6 +15,11 @@ export interface ConsentPageModel {
   readonly clientId: string
   /** True for tools that registered themselves: nobody at the school has vetted them. */
   readonly selfRegistered: boolean
+  /**
+   * For a client identified by a Client ID Metadata Document: the host that publishes it
+   * (e.g. `vscode.dev`), and whether an operator has reviewed that document.
+   */
+  readonly document: { readonly host: string; readonly reviewed: boolean } | undefined
   /** Where the answer goes, e.g. `127.0.0.1:53127` or `app.example.com`. */
   readonly destination: string
   readonly identity: readonly ScopeLine[]
@@ -44,10 +49,15 @@ export function consentPage(m: ConsentPageModel): string {
     brand: m.brand,
     body: html`<section class="card">
 <h1><span class="client-name">${m.clientName ?? 'An unnamed application'}</span> wants access to your account</h1>
+${m.document ? html`<p class="document-host">Described by <strong>${m.document.host}</strong>; the name above is the one it gives itself.</p>` : ''}
 ${
-  m.selfRegistered
-    ? unverifiedToolWarning(m.school)
-    : html`<p class="muted">An integration registered by ${m.school}.</p>`
+  m.document
+    ? m.document.reviewed
+      ? html`<p class="muted">An integration reviewed by ${m.school}.</p>`
+      : html`<p class="warning" role="note"><strong>Not reviewed.</strong> Nobody at ${m.school} has reviewed this application. Approve only if you started it yourself.</p>`
+    : m.selfRegistered
+      ? unverifiedToolWarning(m.school)
+      : html`<p class="muted">An integration registered by ${m.school}.</p>`
 }
 <p>If you approve, the answer is sent to <code class="destination">${m.destination}</code>.</p>
 ${group('Who you are', m.identity, 'identity')}

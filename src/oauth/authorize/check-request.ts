@@ -31,7 +31,8 @@ export interface RedirectTarget {
 }
 
 export interface CheckDeps {
-  readonly clients: ClientStore
+  /** Finds clients by id, metadata-document URLs included (client-id-metadata/resolve-client.ts). */
+  readonly clients: Pick<ClientStore, 'find'>
   readonly resourceServers: ResourceServerStore
   readonly issuer: string
 }

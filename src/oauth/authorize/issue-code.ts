@@ -43,6 +43,7 @@ export async function issueCode(
       expires_at:
         now + Math.max(deps.codeLifetimeMs, Math.min(deps.refreshLifetimeMs, deps.grantMaximumMs)),
       revoked_at: null,
+      redirect_uri: params.redirectUri,
     },
     {
       code_digest: digest(code),

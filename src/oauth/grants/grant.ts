@@ -20,6 +20,7 @@ export interface TokenDeps {
   readonly config: Pick<Config, 'issuer' | 'lifetimes'>
   readonly clock: Clock
   readonly random: Random
+  /** Finds clients by id, metadata-document URLs included (client-id-metadata/resolve-client.ts). */
   readonly clients: Pick<ClientStore, 'find'>
   readonly grants: GrantStore
   readonly keys: Pick<KeyRing, 'sign'>

@@ -1,5 +1,6 @@
 import { digest } from '../../platform/crypto.js'
 import { authenticateClient } from '../client-auth.js'
+import { looksLikeClientIdUrl } from '../client-id-metadata/client-id-url.js'
 import { OAuthError } from '../errors.js'
 import type { IssuedTokens } from '../tokens/issue-tokens.js'
 import { authorizationCodeGrant } from './authorization-code.js'
@@ -40,7 +41,8 @@ export async function exchangeToken(deps: TokenDeps, params: TokenParams): Promi
       params.client_id,
       digest(params.refresh_token),
     )
-    clients = { find: async () => found.client }
+    // A metadata-document client is judged by its document at every use, not by its row.
+    if (!looksLikeClientIdUrl(params.client_id)) clients = { find: async () => found.client }
     prefetched = { refresh: found.refresh }
   }
   const client = await authenticateClient(clients, {

@@ -50,6 +50,27 @@ export function isAllowedLoopbackUri(uri: string, options: LoopbackOptions): boo
   }
 }
 
+const PORTLESS_LOOPBACK_IPV4 = new RegExp(String.raw`^http://127\.0\.0\.1(${PATH})$`)
+const PORTLESS_LOOPBACK_ANY = new RegExp(String.raw`^http://(?:127\.0\.0\.1|\[::1\])(${PATH})$`)
+
+/**
+ * True when `uri` is a loopback IP callback written without a port, as Client ID Metadata
+ * Documents publish them (`http://127.0.0.1/callback`): it matches any port (RFC 8252 §7.3).
+ * `[::1]` only where loopback host names are allowed; `localhost` never, as the port of a
+ * name is not the loopback interface's to choose.
+ */
+export function isAllowedPortlessLoopbackUri(uri: string, options: LoopbackOptions): boolean {
+  if (uri.length > MAX_LENGTH) return false
+  const match = (options.allowHostnames ? PORTLESS_LOOPBACK_ANY : PORTLESS_LOOPBACK_IPV4).exec(uri)
+  const path = match?.[1]
+  if (path === undefined || !isCleanPath(path)) return false
+  try {
+    return new URL(uri).href === uri
+  } catch {
+    return false
+  }
+}
+
 /** True when `uri` may be registered by an operator for an integration. */
 export function isAllowedIntegrationUri(uri: string): boolean {
   if (isAllowedLoopbackUri(uri, { allowHostnames: false })) return true
@@ -96,13 +117,15 @@ function isCanonical(uri: string): boolean {
 }
 
 const LOOPBACK_IP_PRESENTED = /^http:\/\/(127\.0\.0\.1|\[::1\]):([1-9][0-9]{0,4})(\/.*)$/
-const LOOPBACK_IP_REGISTERED = /^http:\/\/(127\.0\.0\.1|\[::1\]):[0-9]+(\/.*)$/
+const LOOPBACK_IP_REGISTERED = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::[0-9]+)?(\/.*)$/
 
 /**
  * Whether a redirect URI presented at the authorization endpoint matches a registered one:
  * exact string comparison, except that for registered loopback IP callbacks
  * (`http://127.0.0.1`, and `http://[::1]` where allowed) the port may differ (RFC 8252 §7.3),
- * since a native app picks a free port each time.
+ * since a native app picks a free port each time; one registered without a port (as Client
+ * ID Metadata Documents write them) matches that host and path on any port. Host, path and
+ * everything else compare exactly.
  */
 export function redirectUriMatches(registered: readonly string[], presented: string): boolean {
   if (registered.includes(presented)) return true

@@ -11,6 +11,7 @@ import { community } from './0009-community.js'
 import { postCategories } from './0010-post-categories.js'
 import { refundLines } from './0011-refund-lines.js'
 import { ownershipWithinRoles } from './0012-ownership-within-roles.js'
+import { clientIdMetadataDocuments } from './0013-client-id-metadata-documents.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   postCategories,
   refundLines,
   ownershipWithinRoles,
+  clientIdMetadataDocuments,
 ]
