@@ -5,6 +5,8 @@ import {
   integrationsCreate,
   integrationsDelete,
   integrationsList,
+  integrationsTrust,
+  integrationsUntrust,
 } from './commands/integrations.js'
 import { keysList, keysRotate } from './commands/keys.js'
 import { migrateCommand } from './commands/migrate.js'
@@ -77,6 +79,19 @@ export const COMMANDS: readonly Command[] = [
     usage: 'integrations delete CLIENT_ID',
     summary: 'delete an integration',
     run: integrationsDelete,
+  },
+  {
+    name: 'integrations trust',
+    usage: 'integrations trust https://…/client.json',
+    summary:
+      'trust a client metadata document URL: its https callbacks become valid, no "not reviewed" warning',
+    run: integrationsTrust,
+  },
+  {
+    name: 'integrations untrust',
+    usage: 'integrations untrust https://…/client.json',
+    summary: 'stop trusting a client metadata document URL',
+    run: integrationsUntrust,
   },
   {
     name: 'users add',

@@ -33,11 +33,24 @@ function toRow(c: Connection, viewer: User): ConnectionRow {
     clientId: c.clientId,
     clientName: c.clientName ?? 'Unnamed application',
     selfRegistered: c.clientKind === 'self_registered',
+    documentHost: c.clientKind === 'metadata_document' ? new URL(c.clientId).host : undefined,
+    grantId: c.installation?.grantId,
+    returnsTo: returnHost(c.installation?.redirectUri),
     userId: c.userId,
     person: `${c.userName} <${c.userEmail}>`,
     scopes: c.scopes,
     grantedAt: minutes(c.grantedAt),
     lastUsed: c.lastUsedAt ? minutes(c.lastUsedAt) : 'never',
+  }
+}
+
+/** `127.0.0.1:49152` for the callback of one installation. */
+function returnHost(redirectUri: string | undefined): string | undefined {
+  if (redirectUri === undefined) return undefined
+  try {
+    return new URL(redirectUri).host
+  } catch {
+    return undefined
   }
 }
 
@@ -78,38 +91,43 @@ export const accountRoutes: RouteModule = {
       )
     })
 
-    app.post<{ Body: { csrf?: unknown; client_id?: unknown; user_id?: unknown } }>(
-      '/account/connections/revoke',
-      html,
-      async (request, reply) => {
-        const current = await currentSession(request, deps)
-        if (!current) return redirect(reply, '/login')
-        const form = request.body ?? {}
-        const csrf = typeof form.csrf === 'string' ? form.csrf : ''
-        if (!secretMatches(csrf, digest(accountCsrf(current.token)))) {
-          throw new AuthorizePageError(
-            'Form expired',
-            'This form is no longer valid. Reload the page and try again.',
-            403,
-          )
-        }
-        const { user } = current.session
-        const clientId = typeof form.client_id === 'string' ? form.client_id : ''
-        const userId =
-          typeof form.user_id === 'string' && form.user_id !== '' ? form.user_id : user.id
-        if (userId !== user.id) {
-          const target = CAN_SEE_ALL.has(user.role) ? await deps.users.findById(userId) : undefined
-          const refusal = revocationRefusal(user, userId, target?.role ?? 'student')
-          if (refusal) throw new AuthorizePageError('Not allowed', refusal, 403)
-        }
-        const ended = await revokeGrants(deps.grants, { clientId, userId }, deps.clock.now())
-        deps.metrics.revoked('account_page', ended)
-        request.log.info(
-          { event: 'grants_revoked', client_id: clientId, user_id: userId, count: ended },
-          'connected app revoked',
+    app.post<{
+      Body: { csrf?: unknown; client_id?: unknown; user_id?: unknown; grant_id?: unknown }
+    }>('/account/connections/revoke', html, async (request, reply) => {
+      const current = await currentSession(request, deps)
+      if (!current) return redirect(reply, '/login')
+      const form = request.body ?? {}
+      const csrf = typeof form.csrf === 'string' ? form.csrf : ''
+      if (!secretMatches(csrf, digest(accountCsrf(current.token)))) {
+        throw new AuthorizePageError(
+          'Form expired',
+          'This form is no longer valid. Reload the page and try again.',
+          403,
         )
-        return redirect(reply, '/account?revoked=1')
-      },
-    )
+      }
+      const { user } = current.session
+      const clientId = typeof form.client_id === 'string' ? form.client_id : ''
+      const userId =
+        typeof form.user_id === 'string' && form.user_id !== '' ? form.user_id : user.id
+      if (userId !== user.id) {
+        const target = CAN_SEE_ALL.has(user.role) ? await deps.users.findById(userId) : undefined
+        const refusal = revocationRefusal(user, userId, target?.role ?? 'student')
+        if (refusal) throw new AuthorizePageError('Not allowed', refusal, 403)
+      }
+      // One installation of a metadata-document tool: only its grant ends, not the others.
+      const grantId =
+        typeof form.grant_id === 'string' && form.grant_id !== '' ? form.grant_id : undefined
+      const ended = await revokeGrants(
+        deps.grants,
+        { clientId, userId, ...(grantId !== undefined && { grantId }) },
+        deps.clock.now(),
+      )
+      deps.metrics.revoked('account_page', ended)
+      request.log.info(
+        { event: 'grants_revoked', client_id: clientId, user_id: userId, count: ended },
+        'connected app revoked',
+      )
+      return redirect(reply, '/account?revoked=1')
+    })
   },
 }

@@ -13,9 +13,19 @@ export interface Connection {
   readonly grantedAt: number
   readonly lastUsedAt: number | undefined
   readonly grantIds: readonly string[]
+  /**
+   * For a metadata-document client, each authorization is listed on its own (many
+   * installations share one document URL): its one grant and where it was answered.
+   */
+  readonly installation:
+    | { readonly grantId: string; readonly redirectUri: string | undefined }
+    | undefined
 }
 
-/** Live grants grouped by (person, client), newest first: one person's, or everyone's. */
+/**
+ * Live grants grouped by (person, client), newest first: one person's, or everyone's. Grants
+ * of metadata-document clients are not grouped: each is one installation of the tool.
+ */
 export async function listConnections(
   grants: GrantStore,
   now: number,
@@ -23,7 +33,8 @@ export async function listConnections(
 ): Promise<Connection[]> {
   const byKey = new Map<string, Connection>()
   for (const g of await grants.listLive(now, userId)) {
-    const key = `${g.userId}\0${g.clientId}`
+    const perInstallation = g.clientKind === 'metadata_document'
+    const key = perInstallation ? `grant\0${g.id}` : `${g.userId}\0${g.clientId}`
     const seen = byKey.get(key)
     const scopes = g.scope.split(' ')
     byKey.set(key, {
@@ -38,6 +49,7 @@ export async function listConnections(
       grantedAt: seen ? Math.min(seen.grantedAt, g.createdAt) : g.createdAt,
       lastUsedAt: Math.max(seen?.lastUsedAt ?? 0, g.lastUsedAt ?? 0) || undefined,
       grantIds: [...(seen?.grantIds ?? []), g.id],
+      installation: perInstallation ? { grantId: g.id, redirectUri: g.redirectUri } : undefined,
     })
   }
   return [...byKey.values()]

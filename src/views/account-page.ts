@@ -6,6 +6,12 @@ export interface ConnectionRow {
   readonly clientId: string
   readonly clientName: string
   readonly selfRegistered: boolean
+  /** The host publishing the tool's Client ID Metadata Document, e.g. `vscode.dev`. */
+  readonly documentHost: string | undefined
+  /** One installation of a metadata-document tool: its grant, revoked on its own. */
+  readonly grantId: string | undefined
+  /** Where that installation's authorization returned, e.g. `127.0.0.1:49152`. */
+  readonly returnsTo: string | undefined
   readonly userId: string
   readonly person: string
   readonly scopes: readonly string[]
@@ -36,7 +42,13 @@ function table(rows: readonly ConnectionRow[], csrf: string, showPerson: boolean
 <thead><tr><th scope="col">App</th>${showPerson ? html`<th scope="col">Person</th>` : ''}<th scope="col">Access</th><th scope="col">Granted</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>${rows.map(
     (r) => html`<tr>
-<td><strong class="client-name">${r.clientName}</strong><br><span class="muted">${r.selfRegistered ? 'self-registered tool' : 'integration'}</span></td>
+<td><strong class="client-name">${r.clientName}</strong><br><span class="muted">${
+      r.documentHost !== undefined
+        ? html`${r.documentHost}${r.returnsTo ? html` · returns to <code class="returns-to">${r.returnsTo}</code>` : ''}`
+        : r.selfRegistered
+          ? 'self-registered tool'
+          : 'integration'
+    }</span></td>
 ${showPerson ? html`<td>${r.person}</td>` : ''}
 <td>${r.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td>${r.grantedAt}</td>
@@ -45,8 +57,8 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
       r.refusal
         ? html`<span class="muted">${r.refusal}</span>`
         : html`<form method="post" action="/account/connections/revoke">
-<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${r.clientId}"><input type="hidden" name="user_id" value="${r.userId}">
-<button type="submit" aria-label="Revoke access of ${r.clientName}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form>`
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${r.clientId}"><input type="hidden" name="user_id" value="${r.userId}">${r.grantId ? html`<input type="hidden" name="grant_id" value="${r.grantId}">` : ''}
+<button type="submit" aria-label="Revoke access of ${r.clientName}${r.returnsTo ? ` returning to ${r.returnsTo}` : ''}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form>`
     }</td>
 </tr>`,
   )}</tbody></table>`
