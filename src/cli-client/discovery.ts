@@ -10,6 +10,8 @@ export interface ServerMetadata {
   readonly revocationEndpoint: string | undefined
   /** RFC 9207 §3: the server puts `iss` in every authorization response. */
   readonly issParameterSupported: boolean
+  /** The server accepts an https client_id naming a Client ID Metadata Document. */
+  readonly clientIdMetadataDocumentSupported: boolean
 }
 
 /**
@@ -83,5 +85,6 @@ export async function discover(server: string): Promise<ServerMetadata> {
     userinfoEndpoint: endpoint('userinfo_endpoint', false),
     revocationEndpoint: endpoint('revocation_endpoint', false),
     issParameterSupported: body.authorization_response_iss_parameter_supported === true,
+    clientIdMetadataDocumentSupported: body.client_id_metadata_document_supported === true,
   }
 }

@@ -6,9 +6,11 @@ import { configDirectory, createStore } from './store.js'
 
 const USAGE = `portico-cli: sign in to a Portico school and use its API from the command line
 
-  portico-cli login --server URL [--scope "openid profile …"]
+  portico-cli login --server URL [--scope "openid profile …"] [--client-id-url URL]
       sign in with the browser; the tokens are kept in $XDG_CONFIG_HOME/portico-cli
-      (default scope: ${DEFAULT_SCOPE})
+      (default scope: ${DEFAULT_SCOPE}); with --client-id-url, identify by that
+      https client ID metadata document (listing http://127.0.0.1/callback) instead of
+      registering
   portico-cli whoami                        who you are signed in as, where, with which scopes
   portico-cli token                         print a valid access token (refreshed when needed)
   portico-cli api METHOD PATH [--data JSON|@file|@-]
@@ -19,7 +21,7 @@ Exit codes: 0 done, 1 failed, 2 usage error, 3 not logged in (run login).
 Environment: PORTICO_CLI_CONFIG_DIR (where tokens are kept), PORTICO_CLI_BROWSER (a command
 that opens a URL, instead of xdg-open / open).`
 
-const VALUE_OPTIONS = new Set(['server', 'scope', 'data'])
+const VALUE_OPTIONS = new Set(['server', 'scope', 'data', 'client-id-url'])
 const SWITCHES = new Set(['local', 'help'])
 
 interface Parsed {
@@ -64,7 +66,7 @@ async function main(argv: readonly string[], out: Output): Promise<number> {
   const store = createStore(configDirectory(process.env))
   switch (command) {
     case 'login': {
-      expect(0, 'login --server URL [--scope "…"]')
+      expect(0, 'login --server URL [--scope "…"] [--client-id-url URL]')
       if (!options.server) throw new CliError('login needs --server URL', EXIT.usage)
       const session = await login({
         server: options.server,
@@ -72,6 +74,7 @@ async function main(argv: readonly string[], out: Output): Promise<number> {
         store,
         env: process.env,
         say: out.say,
+        clientIdUrl: options['client-id-url'],
       })
       out.say(`Logged in to ${session.server} with scopes: ${session.scope}`)
       return EXIT.ok

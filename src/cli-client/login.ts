@@ -18,6 +18,11 @@ export interface LoginOptions {
   readonly env: NodeJS.ProcessEnv
   /** Where messages for the person go (stderr), so stdout stays for results. */
   readonly say: (line: string) => void
+  /**
+   * Identify by this Client ID Metadata Document instead of registering: an https URL
+   * whose JSON lists `http://127.0.0.1/callback` (any port) among its redirect URIs.
+   */
+  readonly clientIdUrl?: string | undefined
 }
 
 /**
@@ -29,7 +34,10 @@ export async function login(options: LoginOptions): Promise<Session> {
   const metadata = await discover(serverAddress(options.server))
   const listener = await listenForCallback()
   try {
-    const registration = await ensureRegistration(options, metadata, listener.redirectUri)
+    const registration =
+      options.clientIdUrl === undefined
+        ? await ensureRegistration(options, metadata, listener.redirectUri)
+        : metadataDocumentClient(options.clientIdUrl, metadata, listener.redirectUri)
     const verifier = randomBytes(32).toString('base64url')
     const state = randomBytes(16).toString('base64url')
     const url = new URL(metadata.authorizationEndpoint)
@@ -69,6 +77,26 @@ export async function login(options: LoginOptions): Promise<Session> {
   } finally {
     listener.close()
   }
+}
+
+/**
+ * A client identified by its metadata document URL (draft-ietf-oauth-client-id-metadata-
+ * document): nothing is registered or remembered, the URL is the client_id.
+ */
+function metadataDocumentClient(
+  clientIdUrl: string,
+  metadata: ServerMetadata,
+  redirectUri: string,
+): Registration {
+  if (!clientIdUrl.startsWith('https://')) {
+    throw new CliError(`--client-id-url must be an https URL, got ${JSON.stringify(clientIdUrl)}`)
+  }
+  if (!metadata.clientIdMetadataDocumentSupported) {
+    throw new CliError(
+      `${metadata.issuer} does not accept client ID metadata documents (client_id_metadata_document_supported is not true); log in without --client-id-url`,
+    )
+  }
+  return { clientId: clientIdUrl, redirectUri, registeredAt: new Date().toISOString() }
 }
 
 /** The client registered at this server earlier, or a new registration (RFC 7591). */
@@ -160,11 +188,14 @@ async function exchangeCode(
   })
   const body = await jsonBody(response)
   if (!response.ok || !body) {
-    if (body?.error === 'invalid_client') store.forgetRegistration(metadata.issuer)
+    const byDocument = registration.clientId.startsWith('https://')
+    if (body?.error === 'invalid_client' && !byDocument) store.forgetRegistration(metadata.issuer)
     throw new CliError(
       `the server refused to exchange the code: ${oauthErrorText(response, body)}` +
         (body?.error === 'invalid_client'
-          ? '. The registration was forgotten; run login again to register anew.'
+          ? byDocument
+            ? '. The server could not use the client ID metadata document; check that it is reachable and valid.'
+            : '. The registration was forgotten; run login again to register anew.'
           : ''),
     )
   }

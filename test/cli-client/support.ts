@@ -135,9 +135,20 @@ export async function loginWithChromium(
   home: CliHome,
   server: string,
   person: TestPerson,
-  options: { scope?: string; decision?: 'Approve' | 'Deny'; screenshot?: string } = {},
+  options: {
+    scope?: string
+    decision?: 'Approve' | 'Deny'
+    screenshot?: string
+    extraArgs?: readonly string[]
+  } = {},
 ): Promise<{ result: CliResult; page: Page }> {
-  const args = ['login', '--server', server, ...(options.scope ? ['--scope', options.scope] : [])]
+  const args = [
+    'login',
+    '--server',
+    server,
+    ...(options.scope ? ['--scope', options.scope] : []),
+    ...(options.extraArgs ?? []),
+  ]
   const running = startCli(args, home.env)
   const url = await Promise.race([
     home.openedUrl(),
