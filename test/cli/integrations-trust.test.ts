@@ -15,7 +15,9 @@ afterAll(async () => {
   await database?.drop()
 })
 
-describe('portico integrations trust | list | untrust (Client ID Metadata Documents)', () => {
+describe('portico integrations trust | list | untrust (Client ID Metadata Documents)', {
+  timeout: 120_000,
+}, () => {
   it('trusts a document URL, lists it, and untrusts it', async () => {
     const trusted = await runCli(['integrations', 'trust', URL_ID], env)
     expect(trusted).toMatchObject({ code: 0, stdout: `trusted ${URL_ID}\n` })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   isAllowedIntegrationUri,
   isAllowedLoopbackUri,
+  isAllowedPortlessLoopbackUri,
   LOOPBACK_RULE,
   redirectUriMatches,
 } from './check-redirect-uri.js'
@@ -167,5 +168,39 @@ describe('redirectUriMatches: exact match, any port for loopback IP callbacks (R
     expect(redirectUriMatches(['http://[::1]:8080/cb'], 'http://[::1]:9090/cb')).toBe(true)
     expect(redirectUriMatches(['http://[::1]:8080/cb'], 'http://127.0.0.1:9090/cb')).toBe(false)
     expect(redirectUriMatches(['http://127.0.0.1:8080/cb'], 'http://[::1]:9090/cb')).toBe(false)
+  })
+})
+
+describe('port-less loopback callbacks of Client ID Metadata Documents (RFC 8252 section 7.3)', () => {
+  it('accepts http://127.0.0.1/<path> written exactly, [::1] only where allowed', () => {
+    const strict = { allowHostnames: false }
+    expect(isAllowedPortlessLoopbackUri('http://127.0.0.1/callback', strict)).toBe(true)
+    expect(isAllowedPortlessLoopbackUri('http://[::1]/callback', strict)).toBe(false)
+    expect(isAllowedPortlessLoopbackUri('http://[::1]/callback', { allowHostnames: true })).toBe(
+      true,
+    )
+    for (const uri of [
+      'http://localhost/callback',
+      'http://127.0.0.1',
+      'http://127.0.0.1/a/../callback',
+      'http://127.0.0.1/%2e%2e/callback',
+      'http://127.0.0.1/callback?x=1',
+      'http://127.0.0.1/callback#x',
+      'http://127.1/callback',
+      'https://127.0.0.1/callback',
+    ]) {
+      expect(isAllowedPortlessLoopbackUri(uri, strict), uri).toBe(false)
+    }
+  })
+
+  it('matches that host and path on any port, and nothing else', () => {
+    const registered = ['http://127.0.0.1/callback']
+    expect(redirectUriMatches(registered, 'http://127.0.0.1:49152/callback')).toBe(true)
+    expect(redirectUriMatches(registered, 'http://127.0.0.1/callback')).toBe(true)
+    expect(redirectUriMatches(registered, 'http://127.0.0.1:49152/callback2')).toBe(false)
+    expect(redirectUriMatches(registered, 'http://127.0.0.1:49152/callback?x=1')).toBe(false)
+    expect(redirectUriMatches(registered, 'http://localhost:49152/callback')).toBe(false)
+    expect(redirectUriMatches(registered, 'http://[::1]:49152/callback')).toBe(false)
+    expect(redirectUriMatches(registered, 'http://127.0.0.1:0/callback')).toBe(false)
   })
 })
