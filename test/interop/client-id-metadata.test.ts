@@ -133,7 +133,10 @@ describe('the MCP TypeScript SDK with a metadata-URL client id', { timeout: 90_0
     verifier = ''
     expectedState = ''
     readonly opened: URL[] = []
-    constructor(readonly clientMetadataUrl: string) {}
+    readonly clientMetadataUrl: string
+    constructor(clientMetadataUrl: string) {
+      this.clientMetadataUrl = clientMetadataUrl
+    }
     get redirectUrl(): string {
       return callback.uri
     }
