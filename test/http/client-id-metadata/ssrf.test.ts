@@ -1,5 +1,7 @@
 import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../../src/config.js'
+import { ownLoopbackAddress } from '../../../src/main.js'
 import type { Resolver } from '../../../src/platform/outbound/pinned-fetch.js'
 import {
   type Certificate,
@@ -209,5 +211,17 @@ describe('fetch budgets', () => {
       'fetch budget exhausted (all hosts)',
     ])
     expect(documents.hits(paths[2] ?? '')).toBe(0)
+  })
+})
+
+describe('the loopback exception (draft section 6.5) applies only to a Portico on loopback', () => {
+  it('is Portico’s own HOST when issuer and listener are both loopback, nothing otherwise', () => {
+    const config = (issuer: string, host: string) =>
+      parseConfig({ PORTICO_ISSUER: issuer, HOST: host, DATABASE_URL: 'sqlite::memory:' })
+    expect(ownLoopbackAddress(config('http://127.0.0.1:3000', '127.0.0.1'))).toBe('127.0.0.1')
+    expect(ownLoopbackAddress(config('http://localhost:3000', '::1'))).toBe('::1')
+    // Behind a TLS proxy on the same machine: loopback listener, public issuer.
+    expect(ownLoopbackAddress(config('https://school.example', '127.0.0.1'))).toBeUndefined()
+    expect(ownLoopbackAddress(config('http://127.0.0.1:3000', '0.0.0.0'))).toBeUndefined()
   })
 })
