@@ -1,3 +1,4 @@
+import { hiddenCharacter } from '../../platform/visible-text.js'
 import {
   isAllowedIntegrationUri,
   isAllowedLoopbackUri,
@@ -87,7 +88,7 @@ export function checkMetadataDocument(
     return refused('response_types must include code')
 
   const name = clientName(doc.client_name)
-  if (name === null) return refused('client_name must be 1-100 printable characters')
+  if (name === null) return refused('client_name must be 1-100 visible characters')
 
   const alg = doc.id_token_signed_response_alg
   return {
@@ -126,8 +127,8 @@ function clientName(value: unknown): string | undefined | null {
   if (typeof value !== 'string') return null
   const name = value.trim()
   if (name === '' || [...name].length > MAX_NAME_LENGTH) return null
-  // Control characters and bidirectional overrides could disguise the name.
-  if (/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(name)) return null
+  // Invisible and formatting characters could disguise the name (src/platform/visible-text.ts).
+  if (hiddenCharacter(name) !== undefined) return null
   return name
 }
 

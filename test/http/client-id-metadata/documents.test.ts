@@ -304,6 +304,12 @@ const REFUSED: ReadonlyArray<{
     reason: /private key/,
   },
   {
+    name: 'a client_name hiding a zero-width or bidirectional character',
+    serve: (path, url) =>
+      documents.json(path, validDocument(url, { client_name: 'Agent\u200bSmith\u202e' })),
+    reason: /client_name/,
+  },
+  {
     name: 'no redirect_uris',
     serve: (path, url) => documents.json(path, validDocument(url, { redirect_uris: undefined })),
     reason: /redirect_uris/,
