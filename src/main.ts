@@ -7,6 +7,7 @@ import { type MetricsServer, startMetricsServer } from './http/metrics-server.js
 import { createClientResolver } from './oauth/client-id-metadata/resolve-client.js'
 import { createKeyRing, ensureSigningKeys } from './oauth/keys.js'
 import { type Clock, systemClock } from './platform/clock.js'
+import { subkey } from './platform/crypto.js'
 import { loadKeyEncryptionKey } from './platform/key-encryption.js'
 import { createLogger, type Logger } from './platform/logger.js'
 import { createMetrics } from './platform/metrics.js'
@@ -124,6 +125,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       trustedClientDocuments,
       signingKeys,
       rateLimiter,
+      deviceCookieKey: subkey(encryptionKey, 'portico device cookie'),
       keys,
       users: createUserStore(database.db),
       sessions: createSessionStore(database.db),

@@ -36,6 +36,8 @@ export interface AppDeps {
   readonly trustedClientDocuments: TrustedClientDocumentStore
   readonly signingKeys: SigningKeyStore
   readonly rateLimiter: RateLimiter
+  /** HMAC key of the device cookies (sign-in throttling), the same on every instance. */
+  readonly deviceCookieKey: Buffer
   readonly keys: KeyRing
   readonly users: UserStore
   readonly sessions: SessionStore

@@ -17,11 +17,8 @@ import {
   setCookie,
 } from './browser.js'
 import type { AppDeps, RouteModule } from './deps.js'
-
-/** Failed sign-ins allowed per account, and per client address, in one window. */
-const ACCOUNT_FAILURES = 10
-const ADDRESS_FAILURES = 50
-const FAILURE_WINDOW_MS = 15 * 60_000
+import { knownDevice, rememberDevice } from './device-cookie.js'
+import { reserveSignIn } from './sign-in-throttle.js'
 
 const REQUEST_ID = /^par_[A-Za-z0-9_-]{43}$/
 
@@ -37,7 +34,6 @@ export const loginRoutes: RouteModule = {
   register(app, deps) {
     const names = cookieNames(deps.config.issuer)
     const html = { config: { family: 'html' as const } }
-    const signInLocks = createKeyedLocks()
 
     app.get('/assets/portico.css', async (_request, reply) =>
       reply
@@ -108,60 +104,35 @@ export const loginRoutes: RouteModule = {
       if (email === '' || password === '' || email.length > 320)
         return again(400, 'Enter your e-mail address and password.')
       const now = deps.clock.now()
-      const account = `${email.toLowerCase()}`
-      // One check at a time per account and per address (on this instance): otherwise a burst
-      // of parallel guesses would all pass the throttle before the first failure is counted.
-      const release = await signInLocks.acquire([`account:${account}`, `address:${request.ip}`])
-      let credentials: Awaited<ReturnType<typeof deps.users.findCredentials>>
-      try {
-        const [byAccount, byAddress] = await Promise.all([
-          deps.rateLimiter.peek('login-account', account, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now),
-          deps.rateLimiter.peek(
-            'login-address',
-            request.ip,
-            ADDRESS_FAILURES,
-            FAILURE_WINDOW_MS,
-            now,
-          ),
-        ])
-        if (!byAccount.allowed || !byAddress.allowed) {
-          const minutes = Math.ceil(Math.max(byAccount.retryAfter, byAddress.retryAfter) / 60)
-          void reply.header(
-            'retry-after',
-            String(Math.max(byAccount.retryAfter, byAddress.retryAfter)),
-          )
-          deps.metrics.signInFailed('throttled')
-          return again(
-            429,
-            `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-          )
-        }
-        credentials = await deps.users.findCredentials(email)
-        const valid = await verifyPassword(password, credentials?.passwordHash)
-        if (!valid || !credentials || !isActive(credentials.user)) {
-          await Promise.all([
-            deps.rateLimiter.hit(
-              'login-account',
-              account,
-              ACCOUNT_FAILURES,
-              FAILURE_WINDOW_MS,
-              now,
-            ),
-            deps.rateLimiter.hit(
-              'login-address',
-              request.ip,
-              ADDRESS_FAILURES,
-              FAILURE_WINDOW_MS,
-              now,
-            ),
-          ])
-          request.log.info({ event: 'sign_in_failed' }, 'sign-in failed')
-          deps.metrics.signInFailed('credentials')
-          return again(401, 'The e-mail address or password is not correct.')
-        }
-      } finally {
-        release()
+      const account = email.toLowerCase()
+      const throttle = await reserveSignIn(
+        deps.rateLimiter,
+        {
+          account,
+          address: request.ip,
+          device: knownDevice(request, names, deps.deviceCookieKey, account),
+        },
+        now,
+      )
+      if (!throttle.allowed) {
+        const minutes = Math.ceil(throttle.retryAfter / 60)
+        void reply.header('retry-after', String(throttle.retryAfter))
+        deps.metrics.signInFailed('throttled')
+        return again(
+          429,
+          `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        )
       }
+      const credentials = await deps.users.findCredentials(email)
+      const valid = await verifyPassword(password, credentials?.passwordHash)
+      if (!valid || !credentials || !isActive(credentials.user)) {
+        // The units reserved stay spent: this was a failure.
+        request.log.info({ event: 'sign_in_failed' }, 'sign-in failed')
+        deps.metrics.signInFailed('credentials')
+        return again(401, 'The e-mail address or password is not correct.')
+      }
+      await throttle.reservation.refund()
+      rememberDevice(request, reply, names, deps.deviceCookieKey, account)
 
       // A fresh session id at every sign-in: a session fixed from outside never becomes valid.
       const previous = readCookie(request, names.session)
@@ -226,38 +197,5 @@ async function pendingRequest(
     clientName: client?.clientName ?? 'An unnamed application',
     selfRegistered: client?.kind === 'self_registered',
     loginHint: params.loginHint,
-  }
-}
-
-/**
- * Keyed locks of this instance. Sign-ins for one account and from one address are checked
- * one at a time, so the throttle sees every earlier failure. Across instances the counters
- * are shared, so a burst spread over n instances overshoots by at most n - 1.
- */
-function createKeyedLocks() {
-  const tails = new Map<string, Promise<void>>()
-  const lock = async (key: string): Promise<() => void> => {
-    const previous = tails.get(key) ?? Promise.resolve()
-    let unlock = () => {}
-    const held = new Promise<void>((resolve) => {
-      unlock = resolve
-    })
-    const tail = previous.then(() => held)
-    tails.set(key, tail)
-    await previous
-    return () => {
-      unlock()
-      if (tails.get(key) === tail) tails.delete(key)
-    }
-  }
-  return {
-    /** Takes the locks in the order given (always the same order); returns their release. */
-    async acquire(keys: readonly string[]): Promise<() => void> {
-      const releases: Array<() => void> = []
-      for (const key of keys) releases.push(await lock(key))
-      return () => {
-        for (const release of releases.reverse()) release()
-      }
-    },
   }
 }

@@ -37,6 +37,15 @@ export function deriveKey(secret: string): Buffer {
   return createHash('sha256').update(`portico key encryption\0${secret}`, 'utf8').digest()
 }
 
+/**
+ * A 256-bit key for one purpose (HKDF-SHA256, RFC 5869), derived from the key-encryption
+ * key: every instance sharing the secret derives the same one, and no purpose's key tells
+ * anything of another's.
+ */
+export function subkey(key: Buffer, purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), purpose, 32))
+}
+
 /** AES-256-GCM; the output is `v1.<iv>.<ciphertext>.<tag>` in base64url. */
 export function encrypt(key: Buffer, plaintext: string, context: string): string {
   const iv = randomBytes(12)

@@ -31,6 +31,21 @@ export interface RateLimiter {
     windowMs: number,
     now: number,
   ): Promise<RateLimitVerdict>
+  /**
+   * Takes one unit of a budget atomically in the shared store, never held in memory: of any
+   * number of concurrent reservations, on any number of instances, at most `limit` are
+   * allowed in one window. Give it back with {@link RateLimiter.refund} (with the same
+   * `now`) when what it paid for turns out not to count, or when it was refused.
+   */
+  reserve(
+    bucket: string,
+    subject: string,
+    limit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<RateLimitVerdict>
+  /** Gives back one unit taken by {@link RateLimiter.reserve} at `now`, in that window. */
+  refund(bucket: string, subject: string, windowMs: number, now: number): Promise<void>
   /** Deletes windows that ended before `before`, where counters do not expire by themselves. */
   sweep(before: number): Promise<void>
   /** True when the counters' store answers; the database is checked on its own. */
@@ -172,6 +187,24 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
       }
       if (counter) counter.known = Math.max(counter.known, count)
       return { allowed: count <= limit, retryAfter: window.retryAfter }
+    },
+    async reserve(bucket, subject, limit, windowMs, now) {
+      latest = Math.max(latest, now)
+      const window = windowOf(now, windowMs)
+      const key = counterKey(bucket, window.start, subject)
+      // The upsert adds and reads back in one statement: atomic on SQLite and PostgreSQL.
+      const count = (await add([[key, window.start, 1]])).get(key) ?? 1
+      const held = counters.get(key)?.held ?? 0
+      return { allowed: count + held <= limit, retryAfter: window.retryAfter }
+    },
+    async refund(bucket, subject, windowMs, now) {
+      const key = counterKey(bucket, windowOf(now, windowMs).start, subject)
+      await db
+        .updateTable('rate_limits')
+        .set((eb) => ({ count: eb('count', '-', 1) }))
+        .where('key', '=', key)
+        .where('count', '>', 0)
+        .execute()
     },
     async peek(bucket, subject, limit, windowMs, now) {
       const window = windowOf(now, windowMs)

@@ -11,6 +11,11 @@ const HIT = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n`
 
+/** DECR that never goes below zero nor creates a counter that has expired meanwhile. */
+const REFUND = `local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`
+
 export interface RedisRateLimiterOptions {
   readonly url: string
   /** Namespaces the counters: deployments with different issuers may share one Redis. */
@@ -56,6 +61,20 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const window = windowOf(now, windowMs)
       const n = await count(`${bucket}:${window.start}:${subject}`, windowMs)
       return { allowed: n <= limit, retryAfter: window.retryAfter }
+    },
+    // INCR is atomic, and every hit is one: a reservation is a hit.
+    async reserve(bucket, subject, limit, windowMs, now) {
+      const window = windowOf(now, windowMs)
+      const n = await count(`${bucket}:${window.start}:${subject}`, windowMs)
+      return { allowed: n <= limit, retryAfter: window.retryAfter }
+    },
+    async refund(bucket, subject, windowMs, now) {
+      const window = windowOf(now, windowMs)
+      try {
+        await redis.eval(REFUND, 1, `${bucket}:${window.start}:${subject}`)
+      } catch (error) {
+        throw new StorageUnavailable('redis did not refund the request', { cause: error })
+      }
     },
     async peek(bucket, subject, limit, windowMs, now) {
       const window = windowOf(now, windowMs)
