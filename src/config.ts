@@ -21,6 +21,14 @@ export interface Config {
   readonly anonymousApiRateLimit: number
   /** Form submissions (POST /api/v1/forms/{id}/submissions) per client address per minute. */
   readonly formSubmissionRateLimit: number
+  /** Authorization requests stored for browsers not signed in, per client address per minute. */
+  readonly authorizeRateLimit: number
+  /** Pending authorization requests of browsers not signed in, per client address at once. */
+  readonly pendingAuthorizationsPerAddress: number
+  /** `invalid_grant` answers per client_id and client address in 15 minutes, then 429. */
+  readonly invalidGrantLimit: number
+  /** Seconds after which a self-registered client that never completed an authorization is deleted. */
+  readonly unusedClientTtl: number
   /** Where rate-limit counters live when not in the database: a `redis://` URL shared by every instance. */
   readonly redisUrl: string | undefined
   /** PostgreSQL pool bounds; SQLite has one connection and a 5 s busy timeout. */
@@ -141,6 +149,29 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       get('PORTICO_FORM_SUBMISSION_RATE_LIMIT') ?? '10',
       1,
       1_000_000,
+    ),
+    authorizeRateLimit: parseInteger(
+      'PORTICO_AUTHORIZE_RATE_LIMIT',
+      get('PORTICO_AUTHORIZE_RATE_LIMIT') ?? '60',
+      1,
+      1_000_000,
+    ),
+    pendingAuthorizationsPerAddress: parseInteger(
+      'PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS',
+      get('PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS') ?? '300',
+      1,
+      1_000_000,
+    ),
+    invalidGrantLimit: parseInteger(
+      'PORTICO_INVALID_GRANT_LIMIT',
+      get('PORTICO_INVALID_GRANT_LIMIT') ?? '20',
+      1,
+      1_000_000,
+    ),
+    unusedClientTtl: parseSeconds(
+      'PORTICO_UNUSED_CLIENT_TTL',
+      get('PORTICO_UNUSED_CLIENT_TTL'),
+      7 * 86400,
     ),
     redisUrl: parseRedisUrl(get('REDIS_URL')),
     databasePool: Object.freeze({

@@ -129,7 +129,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       keys,
       users: createUserStore(database.db),
       sessions: createSessionStore(database.db),
-      authorizationRequests: createAuthorizationRequestStore(database.db),
+      authorizationRequests: createAuthorizationRequestStore(database.db, database.dialect),
       grants: createGrantStore(database.db, database.dialect, database.dataVersion),
       consents: createConsentStore(database.db),
       resourceServers: createResourceServerStore(database.db),
@@ -216,6 +216,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
   await deps.sessions.sweep(now)
   await deps.authorizationRequests.sweep(now)
   await deps.grants.sweep(now)
+  await deps.clients.sweepUnused(now - deps.config.unusedClientTtl * 1000, now)
 }
 
 export type { Database }

@@ -17,6 +17,7 @@ import { digest, secretMatches } from '../platform/crypto.js'
 import type { Client } from '../storage/clients.js'
 import type { User } from '../storage/users.js'
 import { consentPage } from '../views/consent-page.js'
+import { storeAnonymousRequest } from './authorize-bounds.js'
 import {
   type CurrentSession,
   cookieNames,
@@ -182,17 +183,21 @@ export const authorizeRoutes: RouteModule = {
         const id = deps.random.token('par')
         const csrf = deps.random.token('pcf')
         const browser = ensureBrowserToken(request, reply, deps)
-        await deps.authorizationRequests.insert({
+        const row = {
           id_digest: digest(id),
           client_id: client.clientId,
           params: JSON.stringify(params),
           browser_digest: digest(browser),
           csrf_digest: digest(csrf),
           session_digest: signedIn?.session.idDigest ?? null,
+          address_digest: null,
           created_at: now,
           expires_at: now + REQUEST_LIFETIME_MS,
           consumed_at: null,
-        })
+        }
+        // Nobody signed in yet: bounded per client address (authorize-bounds.ts).
+        if (signedIn) await deps.authorizationRequests.insert(row)
+        else await storeAnonymousRequest(deps, request, reply, row)
         if (!signedIn) return redirect(reply, `/login?request=${encodeURIComponent(id)}`)
         return sendConsentPage(deps, reply, { id, csrf, client, params, current: signedIn })
       } catch (error) {

@@ -78,7 +78,8 @@ export const tokenRoutes: RouteModule = {
       TOKEN_PATH,
       { config: { family: 'oauth' }, onRequest: requireForm },
       async (request, reply) => {
-        await limitTokenRequests(deps, request)
+        const now = deps.clock.now()
+        await limitTokenRequests(deps, request, now)
         const params = readForm(request.body)
         let issued: IssuedTokens
         try {
@@ -95,6 +96,7 @@ export const tokenRoutes: RouteModule = {
             )
           }
           if (error instanceof GrantRefused) {
+            await countInvalidGrant(deps, request, now)
             const replay =
               error.reason === 'code_replayed' || error.reason === 'refresh_token_reused'
             request.log[replay ? 'warn' : 'info'](
@@ -123,26 +125,60 @@ export const tokenRoutes: RouteModule = {
  * looked up, so guessing codes or refresh tokens is bounded too. The limit is generous:
  * a busy client refreshes far less often.
  */
-async function limitTokenRequests(deps: AppDeps, request: FastifyRequest): Promise<void> {
-  const body = (request.body ?? {}) as Record<string, unknown>
-  const clientId = typeof body.client_id === 'string' ? body.client_id.slice(0, 100) : ''
-  const verdict = await deps.rateLimiter.hit(
-    'token',
-    `${clientId} ${request.ip}`,
-    deps.config.tokenRateLimit,
-    60_000,
-    deps.clock.now(),
-  )
-  if (!verdict.allowed) {
+async function limitTokenRequests(
+  deps: AppDeps,
+  request: FastifyRequest,
+  now: number,
+): Promise<void> {
+  const subject = tokenSubject(request)
+  const [verdict, refused] = await Promise.all([
+    deps.rateLimiter.hit('token', subject, deps.config.tokenRateLimit, 60_000, now),
+    deps.rateLimiter.peek(
+      'token-invalid-grant',
+      subject,
+      deps.config.invalidGrantLimit,
+      INVALID_GRANT_WINDOW_MS,
+      now,
+    ),
+  ])
+  if (!verdict.allowed || !refused.allowed) {
     throw new OAuthError(
       'slow_down',
-      'too many token requests from this client; retry later',
+      verdict.allowed
+        ? 'too many refused codes or refresh tokens from this client; retry later'
+        : 'too many token requests from this client; retry later',
       429,
       {
-        'retry-after': String(verdict.retryAfter),
+        'retry-after': String(verdict.allowed ? refused.retryAfter : verdict.retryAfter),
       },
     )
   }
+}
+
+/**
+ * `invalid_grant` answers (a code or refresh token that is wrong, spent, expired or someone
+ * else's) per client_id and address in {@link INVALID_GRANT_WINDOW_MS}: past
+ * PORTICO_INVALID_GRANT_LIMIT every token request of that client from that address is
+ * answered 429 until the window ends, so guessing codes or refresh tokens stays bounded far
+ * below the request rate. A client that only ever redeems what it was given never gets here.
+ */
+const INVALID_GRANT_WINDOW_MS = 15 * 60_000
+
+async function countInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
+  await deps.rateLimiter.hit(
+    'token-invalid-grant',
+    tokenSubject(request),
+    deps.config.invalidGrantLimit,
+    INVALID_GRANT_WINDOW_MS,
+    now,
+  )
+}
+
+/** What the token endpoint's limits count by: the client_id as sent, and the address. */
+function tokenSubject(request: FastifyRequest): string {
+  const body = (request.body ?? {}) as Record<string, unknown>
+  const clientId = typeof body.client_id === 'string' ? body.client_id.slice(0, 100) : ''
+  return `${clientId} ${request.ip}`
 }
 
 function tokenResponse(issued: IssuedTokens): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { compiledInsert, compiledQuery } from './compiled-query.js'
 import type { AuthorizationRequestTable, Db } from './schema.js'
 
@@ -28,10 +29,38 @@ const consumeRequest = compiledQuery((db: Db, idDigest: string, now: number) =>
 )
 
 /** Authorization requests waiting for the person to sign in and decide. */
-export function createAuthorizationRequestStore(db: Db) {
+export function createAuthorizationRequestStore(db: Db, dialect: 'sqlite' | 'postgres' = 'sqlite') {
   return {
     async insert(row: AuthorizationRequestRow): Promise<void> {
       await insertRequest(db, row)
+    },
+    /**
+     * Stores a request of a browser not signed in unless its address already has `cap`
+     * pending (undecided, unexpired) requests; false when it has. Counting and inserting
+     * are one step for every instance: SQLite runs one transaction at a time, and on
+     * PostgreSQL concurrent inserts for one address wait for a lock on that address.
+     */
+    async insertCapped(
+      row: AuthorizationRequestRow & { address_digest: string },
+      cap: number,
+    ): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') {
+          await sql`select pg_advisory_xact_lock(7345, hashtext(${row.address_digest}))`.execute(
+            trx,
+          )
+        }
+        const { pending } = await trx
+          .selectFrom('authorization_requests')
+          .select((eb) => eb.fn.countAll<number | string>().as('pending'))
+          .where('address_digest', '=', row.address_digest)
+          .where('expires_at', '>', row.created_at)
+          .where('consumed_at', 'is', null)
+          .executeTakeFirstOrThrow()
+        if (Number(pending) >= cap) return false
+        await insertRequest(trx, row)
+        return true
+      })
     },
     async find(idDigest: string): Promise<AuthorizationRequestRow | undefined> {
       const [row] = await requestByDigest(db, idDigest)

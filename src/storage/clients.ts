@@ -137,6 +137,40 @@ export function createClientStore(db: Db, dataVersion?: () => number | undefined
       if (kind) query = query.where('kind', '=', kind)
       return (await query.execute()).map(toClient)
     },
+    /**
+     * Deletes self-registered clients created before `before` that never completed an
+     * authorization (no code was ever issued to them: no last use, no grant), unless one is
+     * in the middle of its first authorization at `now`. Open registration thus cannot
+     * fill the database with clients nobody uses. Returns how many went.
+     */
+    async sweepUnused(before: number, now: number): Promise<number> {
+      const result = await db
+        .deleteFrom('clients')
+        .where('kind', '=', 'self_registered')
+        .where('last_used_at', 'is', null)
+        .where('created_at', '<', before)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('grants')
+                .select('grants.id')
+                .whereRef('grants.client_id', '=', 'clients.client_id'),
+            ),
+          ),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('authorization_requests')
+                .select('authorization_requests.id_digest')
+                .whereRef('authorization_requests.client_id', '=', 'clients.client_id')
+                .where('authorization_requests.expires_at', '>', now),
+            ),
+          ),
+        )
+        .executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
     /** Deletes a client; true when one was there. */
     async delete(clientId: string, kind?: ClientTable['kind']): Promise<boolean> {
       let query = db.deleteFrom('clients').where('client_id', '=', clientId)

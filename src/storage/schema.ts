@@ -145,6 +145,8 @@ export interface AuthorizationRequestTable {
   /** Digest of the consent form's CSRF token. */
   csrf_digest: string
   session_digest: string | null
+  /** Digest of the client address, for requests of browsers not signed in (capped per address). */
+  address_digest: string | null
   created_at: number
   expires_at: number
   consumed_at: number | null

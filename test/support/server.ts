@@ -39,6 +39,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PORTICO_REGISTRATION_RATE_LIMIT: '1000',
     PORTICO_TOKEN_RATE_LIMIT: '100000',
     PORTICO_ANONYMOUS_API_RATE_LIMIT: '100000',
+    PORTICO_AUTHORIZE_RATE_LIMIT: '100000',
+    PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS: '100000',
+    PORTICO_INVALID_GRANT_LIMIT: '100000',
     ...options.env,
   })
   const lines: string[] = []

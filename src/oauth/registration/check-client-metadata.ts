@@ -2,6 +2,7 @@ import { hiddenCharacter } from '../../platform/visible-text.js'
 import { OAuthError } from '../errors.js'
 import { isKnownScope, parseScope } from '../scopes.js'
 import { isAllowedLoopbackUri, LOOPBACK_RULE, type LoopbackOptions } from './check-redirect-uri.js'
+import { checkStoredMetadataSize } from './metadata-size.js'
 
 /** The client metadata Portico honours (RFC 7591 §2), validated and with defaults applied. */
 export interface ClientMetadata {
@@ -40,7 +41,7 @@ export function checkClientMetadata(body: unknown, options: LoopbackOptions): Cl
   }
   const responseTypes = oneOfArray(input, 'response_types', ['code'] as const) ?? ['code']
 
-  return {
+  return checkStoredMetadataSize({
     redirectUris,
     tokenEndpointAuthMethod:
       oneOf(input, 'token_endpoint_auth_method', ['none', 'client_secret_post'] as const) ?? 'none',
@@ -51,7 +52,7 @@ export function checkClientMetadata(body: unknown, options: LoopbackOptions): Cl
     scope: scope(input),
     idTokenSignedResponseAlg:
       oneOf(input, 'id_token_signed_response_alg', ['RS256', 'ES256'] as const) ?? 'RS256',
-  }
+  })
 }
 
 function invalid(description: string): OAuthError {

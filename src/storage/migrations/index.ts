@@ -12,6 +12,7 @@ import { postCategories } from './0010-post-categories.js'
 import { refundLines } from './0011-refund-lines.js'
 import { ownershipWithinRoles } from './0012-ownership-within-roles.js'
 import { clientIdMetadataDocuments } from './0013-client-id-metadata-documents.js'
+import { unauthenticatedWriteBounds } from './0014-unauthenticated-write-bounds.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   refundLines,
   ownershipWithinRoles,
   clientIdMetadataDocuments,
+  unauthenticatedWriteBounds,
 ]
