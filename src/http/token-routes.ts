@@ -96,7 +96,10 @@ export const tokenRoutes: RouteModule = {
             )
           }
           if (error instanceof GrantRefused) {
-            await countInvalidGrant(deps, request, now)
+            // The loser of two concurrent refreshes by one client guessed nothing.
+            if (error.reason !== 'refresh_token_concurrent') {
+              await countInvalidGrant(deps, request, now)
+            }
             const replay =
               error.reason === 'code_replayed' || error.reason === 'refresh_token_reused'
             request.log[replay ? 'warn' : 'info'](
