@@ -222,3 +222,35 @@ describe('configuration for running several instances', () => {
     expect(refusal(env).message).toMatch(message)
   })
 })
+
+describe('bounds on unauthenticated writes (issue 16)', () => {
+  it('defaults: 60 anonymous authorizations a minute, 300 pending, 20 invalid_grant, 7 days', () => {
+    const config = parseConfig({})
+    expect(config.authorizeRateLimit).toBe(60)
+    expect(config.pendingAuthorizationsPerAddress).toBe(300)
+    expect(config.invalidGrantLimit).toBe(20)
+    expect(config.unusedClientTtl).toBe(7 * 86400)
+  })
+
+  it('reads each from the environment', () => {
+    const config = parseConfig({
+      PORTICO_AUTHORIZE_RATE_LIMIT: '10',
+      PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS: '50',
+      PORTICO_INVALID_GRANT_LIMIT: '5',
+      PORTICO_UNUSED_CLIENT_TTL: '86400',
+    })
+    expect(config.authorizeRateLimit).toBe(10)
+    expect(config.pendingAuthorizationsPerAddress).toBe(50)
+    expect(config.invalidGrantLimit).toBe(5)
+    expect(config.unusedClientTtl).toBe(86400)
+  })
+
+  it.each([
+    'PORTICO_AUTHORIZE_RATE_LIMIT',
+    'PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS',
+    'PORTICO_INVALID_GRANT_LIMIT',
+    'PORTICO_UNUSED_CLIENT_TTL',
+  ])('refuses %s=0 with a one-line reason naming it', (name) => {
+    expect(() => parseConfig({ [name]: '0' })).toThrow(new RegExp(name))
+  })
+})

@@ -6,7 +6,9 @@ import { locationOf, TestClock } from '../authorize/support.js'
 /**
  * Issue 3, "People and sessions": failed sign-ins are throttled per account (10 failures in
  * 15 minutes) and per client address (50), and the answer never reveals whether an account
- * exists. Every test starts in a fresh 15-minute window by moving the server's clock.
+ * exists. Every test starts in a fresh 15-minute window by moving the server's clock. Since
+ * issue 16 the per-account budget seen here is that of one address, from browsers that never
+ * signed in as the account; test/security/sign-in-throttling.test.ts attacks the redesign.
  */
 
 const WINDOW_MS = 15 * 60_000
