@@ -91,6 +91,9 @@ export async function mintCode(
       consumed_at: null,
     },
   )
+  // As the consent decision does when it issues a code: the client has been used.
+  const stored = await deps.clients.find(client.clientId)
+  if (stored) await deps.clients.touch(stored, now)
   return { code, verifier: pkce.verifier, redirectUri, grantId, client, user }
 }
 
