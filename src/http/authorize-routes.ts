@@ -73,6 +73,11 @@ const AUTHORIZE_RESPONSES = {
     description: 'Error page: the body is not a form',
     content: { 'text/html': { schema: { type: 'string' } } },
   },
+  '429': {
+    description:
+      'Error page, with Retry-After: too many authorization requests from browsers not signed in at this address',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  },
 }
 
 const EXPIRED = new AuthorizePageError(
