@@ -32,7 +32,7 @@ const LIMITS = {
   PORTICO_REGISTRATION_RATE_LIMIT: '3',
 }
 
-/** Failed sign-ins allowed per account in 15 minutes (http/login-routes.ts). */
+/** Failed sign-ins allowed per account and address in 15 minutes (http/sign-in-throttle.ts). */
 const ACCOUNT_FAILURES = 10
 
 /** Waits for the next window when less than `needMs` is left of the current one. */
