@@ -254,6 +254,24 @@ describe('guessed codes and refresh tokens at the token endpoint', () => {
     await held.arrayBuffer()
   })
 
+  it('the loser of two concurrent refreshes (within the grace period) guessed nothing and does not count', async () => {
+    const person = await createPerson(server)
+    const at = from('203.0.113.23', server)
+    const flow = await runAuthorization(at, client, person)
+    let current = (await readJson(await exchangeCode(at, client, flow))).refresh_token as string
+    for (let i = 0; i < 7; i++) {
+      const winner = await refresh(at, client, current)
+      expect(winner.status).toBe(200)
+      const loser = await refresh(at, client, current)
+      expect(loser.status).toBe(400)
+      expect((await readJson(loser)).error).toBe('invalid_grant')
+      current = (await readJson(winner)).refresh_token
+    }
+    const still = await refresh(at, client, current)
+    expect(still.status).toBe(200)
+    await still.arrayBuffer()
+  })
+
   it('successful exchanges do not count', async () => {
     const person = await createPerson(server)
     const at = from('203.0.113.22', server)
