@@ -224,6 +224,7 @@ describe('sign-out', () => {
       `/oauth/authorize?${new URLSearchParams({
         response_type: 'code',
         client_id: client.clientId,
+        redirect_uri: client.redirectUri,
         scope: 'openid',
         code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
         code_challenge_method: 'S256',
