@@ -113,6 +113,12 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     return value === undefined || value === '' ? undefined : value
   }
   const host = get('HOST', 'host') ?? '127.0.0.1'
+  /** A setting read from the environment (or its fallback), as a bounded integer. */
+  const integer = (name: string, fallback: string, min: number, max: number): number =>
+    parseInteger(name, get(name) ?? fallback, min, max)
+  /** A setting read from the environment (or its fallback), as a boolean. */
+  const boolean = (name: string, fallback: string): boolean =>
+    parseBoolean(name, get(name) ?? fallback)
   const port = parseInteger('PORT', get('PORT', 'port') ?? '3000', 0, 65535)
   const configuredIssuer = get('PORTICO_ISSUER', 'issuer')
   return Object.freeze({
@@ -122,52 +128,19 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     database: parseDatabaseUrl(get('DATABASE_URL', 'database-url') ?? 'sqlite:./data/portico.db'),
     logLevel: parseLogLevel(get('LOG_LEVEL', 'log-level') ?? 'info'),
     keyEncryptionSecret: parseSecret(get('PORTICO_KEY_ENCRYPTION_SECRET')),
-    allowLoopbackHostnames: parseBoolean(
-      'PORTICO_ALLOW_LOOPBACK_HOSTNAMES',
-      get('PORTICO_ALLOW_LOOPBACK_HOSTNAMES') ?? 'false',
-    ),
-    registrationRateLimit: parseInteger(
-      'PORTICO_REGISTRATION_RATE_LIMIT',
-      get('PORTICO_REGISTRATION_RATE_LIMIT') ?? '30',
-      1,
-      1_000_000,
-    ),
-    tokenRateLimit: parseInteger(
-      'PORTICO_TOKEN_RATE_LIMIT',
-      get('PORTICO_TOKEN_RATE_LIMIT') ?? '300',
-      1,
-      1_000_000,
-    ),
-    anonymousApiRateLimit: parseInteger(
-      'PORTICO_ANONYMOUS_API_RATE_LIMIT',
-      get('PORTICO_ANONYMOUS_API_RATE_LIMIT') ?? '60',
-      1,
-      1_000_000,
-    ),
-    formSubmissionRateLimit: parseInteger(
-      'PORTICO_FORM_SUBMISSION_RATE_LIMIT',
-      get('PORTICO_FORM_SUBMISSION_RATE_LIMIT') ?? '10',
-      1,
-      1_000_000,
-    ),
-    authorizeRateLimit: parseInteger(
-      'PORTICO_AUTHORIZE_RATE_LIMIT',
-      get('PORTICO_AUTHORIZE_RATE_LIMIT') ?? '60',
-      1,
-      1_000_000,
-    ),
-    pendingAuthorizationsPerAddress: parseInteger(
+    allowLoopbackHostnames: boolean('PORTICO_ALLOW_LOOPBACK_HOSTNAMES', 'false'),
+    registrationRateLimit: integer('PORTICO_REGISTRATION_RATE_LIMIT', '30', 1, 1_000_000),
+    tokenRateLimit: integer('PORTICO_TOKEN_RATE_LIMIT', '300', 1, 1_000_000),
+    anonymousApiRateLimit: integer('PORTICO_ANONYMOUS_API_RATE_LIMIT', '60', 1, 1_000_000),
+    formSubmissionRateLimit: integer('PORTICO_FORM_SUBMISSION_RATE_LIMIT', '10', 1, 1_000_000),
+    authorizeRateLimit: integer('PORTICO_AUTHORIZE_RATE_LIMIT', '60', 1, 1_000_000),
+    pendingAuthorizationsPerAddress: integer(
       'PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS',
-      get('PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS') ?? '300',
+      '300',
       1,
       1_000_000,
     ),
-    invalidGrantLimit: parseInteger(
-      'PORTICO_INVALID_GRANT_LIMIT',
-      get('PORTICO_INVALID_GRANT_LIMIT') ?? '20',
-      1,
-      1_000_000,
-    ),
+    invalidGrantLimit: integer('PORTICO_INVALID_GRANT_LIMIT', '20', 1, 1_000_000),
     unusedClientTtl: parseSeconds(
       'PORTICO_UNUSED_CLIENT_TTL',
       get('PORTICO_UNUSED_CLIENT_TTL'),
@@ -175,29 +148,12 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     ),
     redisUrl: parseRedisUrl(get('REDIS_URL')),
     databasePool: Object.freeze({
-      size: parseInteger(
-        'PORTICO_DATABASE_POOL_SIZE',
-        get('PORTICO_DATABASE_POOL_SIZE') ?? '10',
-        1,
-        1000,
-      ),
-      timeoutMs:
-        parseInteger('PORTICO_DATABASE_TIMEOUT', get('PORTICO_DATABASE_TIMEOUT') ?? '10', 1, 600) *
-        1000,
+      size: integer('PORTICO_DATABASE_POOL_SIZE', '10', 1, 1000),
+      timeoutMs: integer('PORTICO_DATABASE_TIMEOUT', '10', 1, 600) * 1000,
     }),
     metrics: parseMetrics(get('PORTICO_METRICS_PORT'), get('PORTICO_METRICS_HOST')),
-    shutdownGrace: parseInteger(
-      'PORTICO_SHUTDOWN_GRACE',
-      get('PORTICO_SHUTDOWN_GRACE') ?? '10',
-      1,
-      3600,
-    ),
-    requestTimeout: parseInteger(
-      'PORTICO_REQUEST_TIMEOUT',
-      get('PORTICO_REQUEST_TIMEOUT') ?? '30',
-      1,
-      600,
-    ),
+    shutdownGrace: integer('PORTICO_SHUTDOWN_GRACE', '10', 1, 3600),
+    requestTimeout: integer('PORTICO_REQUEST_TIMEOUT', '30', 1, 600),
     trustProxy: parseTrustProxy(get('PORTICO_TRUST_PROXY') ?? 'false'),
     lifetimes: Object.freeze({
       authorizationCode: 60,
@@ -222,26 +178,18 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     filesDir: ((dir) => (dir === undefined ? undefined : path.resolve(dir)))(
       get('PORTICO_FILES_DIR'),
     ),
-    uploadMaxBytes: parseInteger(
+    uploadMaxBytes: integer(
       'PORTICO_UPLOAD_MAX_BYTES',
-      get('PORTICO_UPLOAD_MAX_BYTES') ?? String(25 * 1024 * 1024),
+      String(25 * 1024 * 1024),
       1024,
       25 * 1024 * 1024,
     ),
     clientIdMetadata: Object.freeze({
-      enabled: parseBoolean(
-        'PORTICO_CLIENT_ID_METADATA_DOCUMENTS',
-        get('PORTICO_CLIENT_ID_METADATA_DOCUMENTS') ?? 'true',
-      ),
-      fetchRateLimit: parseInteger(
-        'PORTICO_CLIENT_DOCUMENT_FETCH_RATE_LIMIT',
-        get('PORTICO_CLIENT_DOCUMENT_FETCH_RATE_LIMIT') ?? '120',
-        1,
-        100_000,
-      ),
-      hostFetchRateLimit: parseInteger(
+      enabled: boolean('PORTICO_CLIENT_ID_METADATA_DOCUMENTS', 'true'),
+      fetchRateLimit: integer('PORTICO_CLIENT_DOCUMENT_FETCH_RATE_LIMIT', '120', 1, 100_000),
+      hostFetchRateLimit: integer(
         'PORTICO_CLIENT_DOCUMENT_HOST_FETCH_RATE_LIMIT',
-        get('PORTICO_CLIENT_DOCUMENT_HOST_FETCH_RATE_LIMIT') ?? '20',
+        '20',
         1,
         100_000,
       ),
