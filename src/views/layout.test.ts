@@ -20,6 +20,21 @@ describe('the page header is the school’s, Portico only in the footer', () => 
     expect(brandLogo({ name: 's', logoUrl: 'http://cdn.example/l.png' })).toBeUndefined()
     expect(brandLogo({ name: 's', logoUrl: 'javascript:alert(1)' })).toBeUndefined()
     expect(brandLogo({ name: 's', logoUrl: 'not a url' })).toBeUndefined()
+  })
+
+  it('shows no logo whose host would add directives to the Content-Security-Policy', () => {
+    for (const logoUrl of [
+      'https://x.example;sandbox/l.png',
+      'https://x.example,default-src/l.png',
+      "https://x.example'unsafe-inline'/l.png",
+      'https://*/l.png',
+      'https://*.example/l.png',
+    ]) {
+      expect(brandLogo({ name: 's', logoUrl })).toBeUndefined()
+    }
+    expect(brandLogo({ name: 's', logoUrl: 'https://cdn.example:8443/l.png' })).toBe(
+      'https://cdn.example:8443/l.png',
+    )
     const page = layout({ title: 't', body, brand: { name: 's', logoUrl: 'http://x.example/l' } })
     expect(page).not.toContain('<img')
   })

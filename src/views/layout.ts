@@ -48,12 +48,18 @@ ${body}
 `.value
 }
 
+/** A host name or address with an optional port, and nothing a CSP source list would read. */
+const PLAIN_HOST = /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
+
 /** The logo to show: an https URL only (an http image on the sign-in page is mixed content). */
 export function brandLogo(brand: Brand | undefined): string | undefined {
   if (!brand?.logoUrl) return undefined
   try {
     const url = new URL(brand.logoUrl)
-    return url.protocol === 'https:' ? url.href : undefined
+    // The origin goes into the Content-Security-Policy header: a host the URL parser accepts
+    // with `;`, `,`, `'` or `*` in it would add directives there, so only a plain host name
+    // (or address) and port are shown.
+    return url.protocol === 'https:' && PLAIN_HOST.test(url.host) ? url.href : undefined
   } catch {
     return undefined
   }
