@@ -249,10 +249,19 @@ export function isCursorValue(
   if (schema.format === 'date-time') return whole(-MAX_INSTANT, MAX_INSTANT)
   if (type === 'boolean') return value === 0 || value === 1
   // Integer fields are 32-bit columns (PostgreSQL `integer`): beyond that, an error there.
-  if (type === 'integer') return whole(-2_147_483_648, 2_147_483_647)
+  // Money sorts by its amount, an integer column of minor units.
+  const { properties } = schema
+  const money =
+    type === 'object' &&
+    typeof properties === 'object' &&
+    properties !== null &&
+    'amount' in properties
+  if (type === 'integer' || money) return whole(-2_147_483_648, 2_147_483_647)
   if (type === 'string' && Array.isArray(schema.enum)) return schema.enum.includes(value)
-  // Text, and structures kept as JSON text.
-  return text(typeof schema.maxLength === 'number' ? schema.maxLength : 100_000)
+  // Text, and structures kept as JSON text. Not bounded by what the API lets a client write:
+  // rows written another way (the CLI, the demo) may hold longer text; the cursor's own
+  // length bounds it.
+  return text(MAX_CURSOR_LENGTH)
 }
 
 function decodeCursor(
