@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { recheckStoredContent } from './api/stored-content-recheck.js'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
 import { createApp } from './http/app.js'
@@ -72,6 +73,12 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
   const database = openDatabase(config.database, config.databasePool)
   try {
     await migrate(database, clock.now())
+    const recheck = await withExclusiveLock(database, (db) => recheckStoredContent(db, clock.now()))
+    if (recheck.pages.length > 0 || recheck.customCssCleared)
+      logger.warn(
+        { event: 'stored_content_rechecked', ...recheck },
+        'content stored under older rules was checked again and changed',
+      )
     const signingKeys = createSigningKeyStore(database.db)
     await withExclusiveLock(database, (db) =>
       ensureSigningKeys(createSigningKeyStore(db), encryptionKey, clock.now()),
