@@ -1,3 +1,4 @@
+import { shownClientName } from './client-name.js'
 import { html, type SafeHtml } from './html.js'
 import { type Brand, layout } from './layout.js'
 
@@ -42,7 +43,7 @@ function table(rows: readonly ConnectionRow[], csrf: string, showPerson: boolean
 <thead><tr><th scope="col">App</th>${showPerson ? html`<th scope="col">Person</th>` : ''}<th scope="col">Access</th><th scope="col">Granted</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>${rows.map(
     (r) => html`<tr>
-<td><strong class="client-name">${r.clientName}</strong><br><span class="muted">${
+<td><strong class="client-name">${shownClientName(r.clientName) ?? 'Unnamed application'}</strong><br><span class="muted">${
       r.documentHost !== undefined
         ? html`${r.documentHost}${r.returnsTo ? html` · returns to <code class="returns-to">${r.returnsTo}</code>` : ''}`
         : r.selfRegistered
@@ -58,7 +59,7 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
         ? html`<span class="muted">${r.refusal}</span>`
         : html`<form method="post" action="/account/connections/revoke">
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="client_id" value="${r.clientId}"><input type="hidden" name="user_id" value="${r.userId}">${r.grantId ? html`<input type="hidden" name="grant_id" value="${r.grantId}">` : ''}
-<button type="submit" aria-label="Revoke access of ${r.clientName}${r.returnsTo ? ` returning to ${r.returnsTo}` : ''}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form>`
+<button type="submit" aria-label="Revoke access of ${shownClientName(r.clientName) ?? 'Unnamed application'}${r.returnsTo ? ` returning to ${r.returnsTo}` : ''}${showPerson ? ` for ${r.person}` : ''}">Revoke</button></form>`
     }</td>
 </tr>`,
   )}</tbody></table>`

@@ -1,3 +1,4 @@
+import { shownClientName } from './client-name.js'
 import { html, type SafeHtml } from './html.js'
 import { type Brand, layout } from './layout.js'
 import { unverifiedToolWarning } from './unverified-tool-warning.js'
@@ -44,11 +45,11 @@ function group(title: string, lines: readonly ScopeLine[], className: string): S
 export function consentPage(m: ConsentPageModel): string {
   const grantable = m.identity.length + m.read.length + m.write.length > 0
   return layout({
-    title: `Authorize ${m.clientName ?? 'an application'} · ${m.school}`,
+    title: `Authorize ${shownClientName(m.clientName) ?? 'an application'} · ${m.school}`,
     school: m.school,
     brand: m.brand,
     body: html`<section class="card">
-<h1><span class="client-name">${m.clientName ?? 'An unnamed application'}</span> wants access to your account</h1>
+<h1><span class="client-name">${shownClientName(m.clientName) ?? 'An unnamed application'}</span> wants access to your account</h1>
 ${m.document ? html`<p class="document-host">Described by <strong>${m.document.host}</strong>; the name above is the one it gives itself.</p>` : ''}
 ${
   m.document

@@ -1,3 +1,4 @@
+import { shownClientName } from './client-name.js'
 import { html } from './html.js'
 import { type Brand, layout } from './layout.js'
 import { unverifiedToolWarning } from './unverified-tool-warning.js'
@@ -24,7 +25,7 @@ export function loginPage(model: LoginPageModel): string {
     brand: model.brand,
     body: html`<section class="card">
 <h1>Sign in</h1>
-${model.clientName ? html`<p><strong>${model.clientName}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
+${shownClientName(model.clientName) ? html`<p><strong>${shownClientName(model.clientName)}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
 ${model.clientName && model.selfRegistered ? unverifiedToolWarning(model.school) : ''}
 ${model.error ? html`<p class="error" role="alert" id="login-error">${model.error}</p>` : ''}
 <form method="post" action="/login" ${model.error ? html`aria-describedby="login-error"` : ''}>
