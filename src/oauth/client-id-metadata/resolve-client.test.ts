@@ -163,7 +163,12 @@ describe('fetch budgets cannot lock out known agents (budget exhaustion)', () =>
     expect((await t.resolver.find(URL_ID))?.clientId).toBe(URL_ID)
     expect(t.fetches()).toBe(2)
     t.advance(FAILURE_PAUSE_MS + 1)
-    answer = { ok: true, body: '{"client_id":"https://elsewhere.example/"}', address: '192.0.2.1' }
+    answer = {
+      ok: true,
+      body: '{"client_id":"https://elsewhere.example/"}',
+      cacheControl: undefined,
+      address: '192.0.2.1',
+    }
     await expect(t.resolver.find(URL_ID)).rejects.toBeInstanceOf(ClientDocumentRefused)
   })
 })

@@ -129,7 +129,8 @@ describe('a valid document', () => {
     expect(form.page).toContain('Agent Smith')
     expect(form.page).toContain(`<strong>127.0.0.1:${documents.port}</strong>`)
     expect(form.page).toContain('127.0.0.1:8765')
-    expect(form.page).toContain('Not reviewed')
+    expect(form.page).toContain('Unverified tool')
+    expect(form.page).toContain('described by a public document')
   })
 
   it('leaves a row the sweeper deletes once unused, unless an authorization is under way; a deleted row is written again at the next use', async () => {
