@@ -1,9 +1,11 @@
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import { verifyPassword } from '../platform/passwords.js'
+import type { Client } from '../storage/clients.js'
 import { isActive } from '../storage/users.js'
 import { loginPage } from '../views/login-page.js'
 import { STYLESHEET } from '../views/stylesheet.js'
+import type { UnverifiedTool } from '../views/unverified-tool-warning.js'
 import {
   clearCookie,
   cookieNames,
@@ -59,7 +61,7 @@ export const loginRoutes: RouteModule = {
           csrf: loginCsrf(browser),
           request: pending?.id,
           clientName: pending?.clientName,
-          selfRegistered: pending?.selfRegistered,
+          unverified: pending?.unverified,
           email: pending?.loginHint,
         }),
         brand,
@@ -94,7 +96,7 @@ export const loginRoutes: RouteModule = {
             csrf: loginCsrf(browser),
             request: pending?.id,
             clientName: pending?.clientName,
-            selfRegistered: pending?.selfRegistered,
+            unverified: pending?.unverified,
             email,
             error,
           }),
@@ -182,7 +184,7 @@ async function pendingRequest(
   | {
       id: string
       clientName: string | undefined
-      selfRegistered: boolean
+      unverified: UnverifiedTool | undefined
       loginHint: string | undefined
     }
   | undefined
@@ -195,7 +197,19 @@ async function pendingRequest(
   return {
     id,
     clientName: client?.clientName ?? 'An unnamed application',
-    selfRegistered: client?.kind === 'self_registered',
+    unverified: await unverifiedTool(deps, client),
     loginHint: params.loginHint,
   }
+}
+
+/** The same judgement the consent page makes: self-registered, or a document not trusted. */
+async function unverifiedTool(
+  deps: AppDeps,
+  client: Client | undefined,
+): Promise<UnverifiedTool | undefined> {
+  if (client?.kind === 'self_registered') return 'self_registered'
+  if (client?.kind !== 'metadata_document') return undefined
+  return (await deps.trustedClientDocuments.isTrusted(client.clientId))
+    ? undefined
+    : 'metadata_document'
 }

@@ -141,13 +141,23 @@ export function createClientStore(db: Db, dataVersion?: () => number | undefined
      * Deletes self-registered clients created before `before` that never completed an
      * authorization (no code was ever issued to them: no last use, no grant), unless one is
      * in the middle of its first authorization at `now`. Open registration thus cannot
-     * fill the database with clients nobody uses. Returns how many went.
+     * fill the database with clients nobody uses. The copies of Client ID Metadata Document
+     * clients go under the same rule when they have no grant and were not used since
+     * `before`: any `https:` URL someone presents leaves one. Returns how many went.
      */
     async sweepUnused(before: number, now: number): Promise<number> {
       const result = await db
         .deleteFrom('clients')
-        .where('kind', '=', 'self_registered')
-        .where('last_used_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('kind', '=', 'self_registered'), eb('last_used_at', 'is', null)]),
+            // A document client's row is only a copy, written again at its next use.
+            eb.and([
+              eb('kind', '=', 'metadata_document'),
+              eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', before)]),
+            ]),
+          ]),
+        )
         .where('created_at', '<', before)
         .where(({ not, exists, selectFrom }) =>
           not(

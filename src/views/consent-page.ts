@@ -55,9 +55,9 @@ ${
   m.document
     ? m.document.reviewed
       ? html`<p class="muted">An integration reviewed by ${m.school}.</p>`
-      : html`<p class="warning" role="note"><strong>Not reviewed.</strong> Nobody at ${m.school} has reviewed this application. Approve only if you started it yourself.</p>`
+      : unverifiedToolWarning(m.school, 'metadata_document')
     : m.selfRegistered
-      ? unverifiedToolWarning(m.school)
+      ? unverifiedToolWarning(m.school, 'self_registered')
       : html`<p class="muted">An integration registered by ${m.school}.</p>`
 }
 <p>If you approve, the answer is sent to <code class="destination">${m.destination}</code>.</p>

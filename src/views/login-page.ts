@@ -1,7 +1,7 @@
 import { shownClientName } from './client-name.js'
 import { html } from './html.js'
 import { type Brand, layout } from './layout.js'
-import { unverifiedToolWarning } from './unverified-tool-warning.js'
+import { type UnverifiedTool, unverifiedToolWarning } from './unverified-tool-warning.js'
 
 export interface LoginPageModel {
   readonly school: string
@@ -12,8 +12,8 @@ export interface LoginPageModel {
   readonly request?: string
   /** Which application asked, when signing in for one. */
   readonly clientName?: string
-  /** True when that application registered itself: the unverified-tool warning is shown. */
-  readonly selfRegistered?: boolean
+  /** Set when nobody at the school vetted that application: the unverified-tool warning. */
+  readonly unverified?: UnverifiedTool
   readonly email?: string
   readonly error?: string
 }
@@ -26,7 +26,7 @@ export function loginPage(model: LoginPageModel): string {
     body: html`<section class="card">
 <h1>Sign in</h1>
 ${shownClientName(model.clientName) ? html`<p><strong>${shownClientName(model.clientName)}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
-${model.clientName && model.selfRegistered ? unverifiedToolWarning(model.school) : ''}
+${model.clientName && model.unverified ? unverifiedToolWarning(model.school, model.unverified) : ''}
 ${model.error ? html`<p class="error" role="alert" id="login-error">${model.error}</p>` : ''}
 <form method="post" action="/login" ${model.error ? html`aria-describedby="login-error"` : ''}>
 <input type="hidden" name="csrf" value="${model.csrf}">

@@ -104,7 +104,7 @@ async function approveInChromium(
     expect(await page.textContent('.client-name')).toBe(name)
     expect(await page.textContent('.document-host strong')).toBe(`127.0.0.1:${documents.port}`)
     expect(await page.textContent('.destination')).toBe(new URL(callback.uri).host)
-    expect(await page.textContent('.warning')).toContain('Not reviewed')
+    expect(await page.textContent('.warning')).toContain('Unverified tool')
     await saveScreenshot(page, `client-id-metadata-consent-${name}`)
     await Promise.all([
       page.waitForURL((url) => url.href.startsWith(callback.uri)),

@@ -2,15 +2,25 @@ import { describe, expect, it } from 'vitest'
 import type { PinnedFetchResult } from '../../platform/outbound/pinned-fetch.js'
 import type { Client } from '../../storage/clients.js'
 import { cacheSeconds } from './cache-lifetime.js'
-import { ClientDocumentRefused, createClientResolver, FAILURE_PAUSE_MS } from './resolve-client.js'
+import {
+  ClientDocumentRefused,
+  createClientResolver,
+  FAILURE_PAUSE_MS,
+  STALE_MS,
+} from './resolve-client.js'
 
 const URL_ID = 'https://agent.example/client.json'
 const DOC = JSON.stringify({ client_id: URL_ID, redirect_uris: ['http://127.0.0.1/cb'] })
 
-function setup(answer: () => Promise<PinnedFetchResult>) {
+function setup(
+  answer: () => Promise<PinnedFetchResult>,
+  budgets: { all?: number; host?: number } = {},
+) {
   let now = 1_000_000
   let fetches = 0
   const rows = new Map<string, Client>()
+  const spent = new Map<string, number>()
+  const charged: string[] = []
   const resolver = createClientResolver({
     clients: {
       find: async (id) => rows.get(id),
@@ -19,7 +29,14 @@ function setup(answer: () => Promise<PinnedFetchResult>) {
       },
     },
     trusted: { isTrusted: async () => false },
-    rateLimiter: { hit: async () => ({ allowed: true, retryAfter: 0 }) },
+    rateLimiter: {
+      hit: async (bucket, key, limit) => {
+        charged.push(bucket)
+        const count = (spent.get(`${bucket}:${key}`) ?? 0) + 1
+        spent.set(`${bucket}:${key}`, count)
+        return { allowed: count <= limit, retryAfter: count <= limit ? 0 : 60 }
+      },
+    },
     clock: { now: () => now },
     fetchDocument: () => {
       fetches += 1
@@ -27,13 +44,15 @@ function setup(answer: () => Promise<PinnedFetchResult>) {
     },
     settings: {
       enabled: true,
-      fetchRateLimit: 100,
-      hostFetchRateLimit: 100,
+      fetchRateLimit: budgets.all ?? 100,
+      hostFetchRateLimit: budgets.host ?? 100,
       allowLoopbackHostnames: false,
     },
   })
   return {
     resolver,
+    rows,
+    charged,
     fetches: () => fetches,
     advance: (ms: number) => {
       now += ms
@@ -101,5 +120,55 @@ describe('coalescing and failures', () => {
     const t = setup(async () => ok())
     expect(await t.resolver.find('pci_abc')).toBeUndefined()
     expect(t.fetches()).toBe(0)
+  })
+})
+
+describe('the stored copy of a document client', () => {
+  it('is written again after `portico clients delete`, so grants never name a missing row', async () => {
+    const t = setup(async () => ok())
+    await t.resolver.find(URL_ID)
+    expect(t.rows.has(URL_ID)).toBe(true)
+    t.rows.delete(URL_ID)
+    expect((await t.resolver.find(URL_ID))?.clientId).toBe(URL_ID)
+    expect(t.rows.has(URL_ID)).toBe(true)
+  })
+})
+
+describe('fetch budgets cannot lock out known agents (budget exhaustion)', () => {
+  it('charges the per-host budget first: a refused host spends nothing of the global one', async () => {
+    const t = setup(async () => ok(), { host: 1, all: 100 })
+    await t.resolver.find(URL_ID)
+    t.advance(FAILURE_PAUSE_MS + 1)
+    await t.resolver.find('https://agent.example/other.json').catch(() => undefined)
+    expect(t.charged).toEqual(['cimd_fetch_host', 'cimd_fetch', 'cimd_fetch_host'])
+  })
+
+  it('serves the last valid document stale when a budget refuses, for at most STALE_MS', async () => {
+    const t = setup(async () => ok('max-age=60'), { host: 1 })
+    await t.resolver.find(URL_ID)
+    t.advance(61_000)
+    // The host budget is spent: the document that was valid is served, not refused.
+    expect((await t.resolver.find(URL_ID))?.clientId).toBe(URL_ID)
+    expect(t.fetches()).toBe(1)
+    t.advance(STALE_MS)
+    await expect(t.resolver.find(URL_ID)).rejects.toBeInstanceOf(ClientDocumentRefused)
+  })
+
+  it('serves the last valid document stale when its fetch fails, never after an invalid one', async () => {
+    let answer: PinnedFetchResult = ok('max-age=60')
+    const t = setup(async () => answer)
+    await t.resolver.find(URL_ID)
+    t.advance(61_000)
+    answer = { ok: false, reason: 'connection_failed' }
+    expect((await t.resolver.find(URL_ID))?.clientId).toBe(URL_ID)
+    expect(t.fetches()).toBe(2)
+    t.advance(FAILURE_PAUSE_MS + 1)
+    answer = {
+      ok: true,
+      body: '{"client_id":"https://elsewhere.example/"}',
+      cacheControl: undefined,
+      address: '192.0.2.1',
+    }
+    await expect(t.resolver.find(URL_ID)).rejects.toBeInstanceOf(ClientDocumentRefused)
   })
 })

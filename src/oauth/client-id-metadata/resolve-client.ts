@@ -56,6 +56,12 @@ export interface ClientResolverDeps {
 
 /** How long a URL that failed is answered from memory before it is fetched again. */
 export const FAILURE_PAUSE_MS = 10_000
+/**
+ * How long after its lifetime a valid document is still served when fetching it again is
+ * refused by a budget or fails: an attacker exhausting the budgets cannot lock out agents
+ * whose documents were already known.
+ */
+export const STALE_MS = 24 * 60 * 60_000
 /** Documents kept in memory at most. */
 const DOCUMENTS_CACHED = 1000
 const MINUTE = 60_000
@@ -87,6 +93,20 @@ export function createClientResolver(deps: ClientResolverDeps) {
     const now = deps.clock.now()
     const kept = documents.get(url)
     if (kept && kept.freshUntil > now) return kept.body
+    try {
+      return await freshBody(url, now)
+    } catch (error) {
+      // A budget refusal or a failed fetch does not lock out a document already known valid:
+      // it is served stale for a bounded time. An invalid document was dropped when fetched.
+      const last = documents.get(url)
+      if (error instanceof ClientDocumentRefused && last && now - last.freshUntil <= STALE_MS) {
+        return last.body
+      }
+      throw error
+    }
+  }
+
+  async function freshBody(url: string, now: number): Promise<string> {
     const failed = failures.get(url)
     if (failed && failed.until > now) throw new ClientDocumentRefused(`${failed.reason} (paused)`)
     const pending = inFlight.get(url)
@@ -100,8 +120,7 @@ export function createClientResolver(deps: ClientResolverDeps) {
     const parsed = new URL(url)
     const now = deps.clock.now()
     const { fetchRateLimit, hostFetchRateLimit } = deps.settings
-    const global = await deps.rateLimiter.hit('cimd_fetch', 'all', fetchRateLimit, MINUTE, now)
-    if (!global.allowed) throw new ClientDocumentRefused('fetch budget exhausted (all hosts)')
+    // Per host first: a host that is refused spends nothing of the budget all hosts share.
     const host = await deps.rateLimiter.hit(
       'cimd_fetch_host',
       parsed.hostname,
@@ -110,6 +129,8 @@ export function createClientResolver(deps: ClientResolverDeps) {
       now,
     )
     if (!host.allowed) throw new ClientDocumentRefused('fetch budget exhausted (this host)')
+    const global = await deps.rateLimiter.hit('cimd_fetch', 'all', fetchRateLimit, MINUTE, now)
+    if (!global.allowed) throw new ClientDocumentRefused('fetch budget exhausted (all hosts)')
 
     const fail = (reason: string): never => {
       remember(failures, url, { reason, until: deps.clock.now() + FAILURE_PAUSE_MS })
@@ -122,7 +143,10 @@ export function createClientResolver(deps: ClientResolverDeps) {
       allowHostnames: deps.settings.allowLoopbackHostnames,
       trusted: true,
     })
-    if (!check.ok) return fail(check.reason)
+    if (!check.ok) {
+      documents.delete(url)
+      return fail(check.reason)
+    }
     failures.delete(url)
     remember(documents, url, {
       body: result.body,
@@ -158,13 +182,16 @@ export function createClientResolver(deps: ClientResolverDeps) {
       createdAt: deps.clock.now(),
       lastUsedAt: undefined,
     }
-    // Grants and codes refer to the client's row: keep a copy, written when it changes.
+    // Grants and codes refer to the client's row: keep a copy, written when it changed or
+    // when the row is gone (deleted by `portico clients delete` or the sweeper, maybe on
+    // another instance), so that the next authorization request never names a missing row.
     const copy = JSON.stringify(document)
-    if (written.get(url) !== copy) {
+    let stored = await deps.clients.find(url)
+    if (stored === undefined || written.get(url) !== copy) {
       await deps.clients.upsertMetadataDocumentClient(client)
       remember(written, url, copy)
+      stored = await deps.clients.find(url)
     }
-    const stored = await deps.clients.find(url)
     return {
       ...client,
       createdAt: stored?.createdAt ?? client.createdAt,

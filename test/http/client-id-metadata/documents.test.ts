@@ -129,7 +129,47 @@ describe('a valid document', () => {
     expect(form.page).toContain('Agent Smith')
     expect(form.page).toContain(`<strong>127.0.0.1:${documents.port}</strong>`)
     expect(form.page).toContain('127.0.0.1:8765')
-    expect(form.page).toContain('Not reviewed')
+    expect(form.page).toContain('Unverified tool')
+    expect(form.page).toContain('described by a public document')
+  })
+
+  it('leaves a row the sweeper deletes once unused, unless an authorization is under way; a deleted row is written again at the next use', async () => {
+    const DAY_MS = 86_400_000
+    const unused = newDocument()
+    const used = newDocument()
+    documents.json(unused.path, validDocument(unused.url))
+    documents.json(used.path, validDocument(used.url))
+    const exists = async (url: string) =>
+      (await server.deps.database.db
+        .selectFrom('clients')
+        .select('client_id')
+        .where('client_id', '=', url)
+        .executeTakeFirst()) !== undefined
+    const flow = await runAuthorization(
+      server,
+      { clientId: used.url, redirectUri: CALLBACK },
+      person,
+    )
+    expect(flow.code).toBeDefined()
+    // Not signed in: the request is stored, pending, for 10 minutes.
+    const pending = await new Browser(server).request(
+      authorizePath({ clientId: unused.url, redirectUri: CALLBACK }, createPkce()),
+    )
+    expect(pending.status).toBe(303)
+    const later = Date.now() + DAY_MS
+    await server.deps.clients.sweepUnused(later, Date.now())
+    expect(await exists(unused.url)).toBe(true)
+    await server.deps.clients.sweepUnused(later, later)
+    expect(await exists(unused.url)).toBe(false)
+    expect(await exists(used.url)).toBe(true)
+    // The next use writes the copy again: a working authorization, never a 500.
+    const again = await runAuthorization(
+      server,
+      { clientId: unused.url, redirectUri: CALLBACK },
+      person,
+    )
+    expect(again.code).toBeDefined()
+    expect(await exists(unused.url)).toBe(true)
   })
 
   it('ignores grant types Portico does not offer and fields it does not know', async () => {

@@ -15,7 +15,7 @@ import {
 } from '../../support/flow.js'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
-import { expectErrorPage, openConsent } from '../authorize/support.js'
+import { expectErrorPage, locationOf, openConsent } from '../authorize/support.js'
 
 let server: TestServer
 let documents: DocumentServer
@@ -42,7 +42,33 @@ function token(fields: Record<string, string>): Promise<Response> {
   })
 }
 
+const WARNING = /<p class="warning" role="note">[\s\S]*?<\/p>/
+
 describe('operator trust (portico integrations trust)', () => {
+  it('warns on the sign-in page too, with the consent page’s very words, until the URL is trusted', async () => {
+    const path = '/sign-in-warning/client.json'
+    const url = documents.url(path)
+    const client = { clientId: url, redirectUri: 'http://127.0.0.1:8765/callback' }
+    documents.json(path, {
+      client_id: url,
+      client_name: 'Agent',
+      redirect_uris: [client.redirectUri],
+    })
+    const signInPage = async () => {
+      const browser = new Browser(server)
+      const started = await browser.request(authorizePath(client, createPkce()))
+      expect(locationOf(started)).toMatch(/^\/login\?request=/)
+      return (await browser.request(locationOf(started))).text()
+    }
+    const warning = WARNING.exec(await signInPage())?.[0]
+    expect(warning).toContain('Unverified tool')
+    const consent = await openConsent(new Browser(server), client, person)
+    expect(WARNING.exec(consent.page)?.[0]).toBe(warning)
+
+    expect(await server.deps.trustedClientDocuments.trust(url, Date.now())).toBe(true)
+    expect(await signInPage()).not.toContain('Unverified tool')
+  })
+
   it('makes a document’s https callbacks valid and drops the not-reviewed warning', async () => {
     const path = '/trusted/client.json'
     const url = documents.url(path)
@@ -64,7 +90,7 @@ describe('operator trust (portico integrations trust)', () => {
       { clientId: url, redirectUri: callback },
       person,
     )
-    expect(form.page).not.toContain('Not reviewed')
+    expect(form.page).not.toContain('Unverified tool')
     expect(form.page).toContain('reviewed by')
     expect(form.page).toContain('agent.example')
 
