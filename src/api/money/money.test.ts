@@ -100,6 +100,16 @@ describe('money: the refund rule (tax and allocation)', () => {
     expect(checkRefund(order, lines, [], { amount: 1_100, order_line_id: 'oit_2' })).toEqual([])
   })
 
+  it('counts what a refund naming no line charged a line before refunding that line by name', () => {
+    // 5500 split over the order charges line 2 (1000 of 11000) 500 of its 1000 before tax;
+    // a named refund of 1100 would charge it 1000 more, 1500 of the 1000 it earned.
+    const earlier = [{ amount: 5_500, order_line_id: null }]
+    expect(
+      checkRefund(order, lines, earlier, { amount: 1_100, order_line_id: 'oit_2' }),
+    ).toMatchObject([{ field: 'amount', code: 'range' }])
+    expect(checkRefund(order, lines, earlier, { amount: 550, order_line_id: 'oit_2' })).toEqual([])
+  })
+
   it('charges products the pre-tax part, and coupons the whole refund', () => {
     const records = {
       orders: [order],

@@ -94,15 +94,16 @@ export function checkRefund(
         message: `order ${order.id} has no line ${refund.order_line_id}`,
       })
     else {
-      const paid = line.total_amount + (taxShares(order, lines).get(line.id) ?? 0)
-      const onLine = earlier
-        .filter((r) => r.order_line_id === line.id)
-        .reduce((n, r) => n + r.amount, 0)
-      if (onLine + refund.amount > paid)
+      // What earlier refunds charged this line, named or split over the order: the line is
+      // never charged more than it earned, so no product's net goes below zero.
+      const charged = (r: Pick<MoneyRefund, 'amount' | 'order_line_id'>) =>
+        refundParts(order, lines, r).lines.get(line.id) ?? 0
+      const onLine = earlier.reduce((n, r) => n + charged(r), 0)
+      if (onLine + charged(refund) > line.total_amount)
         problems.push({
           field: 'amount',
           code: 'range',
-          message: `at most ${paid - onLine} is left to refund on line ${line.id}`,
+          message: `line ${line.id} has ${line.total_amount - onLine} left to refund, before tax`,
         })
     }
   }

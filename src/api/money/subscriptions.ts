@@ -61,10 +61,6 @@ export function monthlyAmount(sub: MoneySubscription): number {
       return sub.amount / count
     case 'year':
       return sub.amount / (12 * count)
-    case 'week':
-      return (sub.amount * 52) / (12 * count)
-    case 'day':
-      return (sub.amount * 365) / (12 * count)
     default:
       return 0
   }

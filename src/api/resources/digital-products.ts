@@ -288,7 +288,7 @@ export const digitalProducts = defineResource({
       included_in_plan_ids: row.included_in_plan_ids ?? [],
       ...(full && {
         sales_count: row.sales_count ?? 0,
-        revenue: row.revenue ?? [{ amount: 0, currency: row.currency }],
+        revenue: row.revenue ?? [],
       }),
     }
   },
