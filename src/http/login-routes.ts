@@ -147,6 +147,20 @@ export const loginRoutes: RouteModule = {
         now,
         expiresAt: now + deps.config.lifetimes.session * 1000,
       })
+      // A password change or suspension that landed while the password was being verified
+      // deleted every session before this one existed: read the account again, and a session
+      // made with a password that is no longer the account's does not survive.
+      const current = await deps.users.findCredentials(email)
+      if (
+        !current ||
+        current.passwordHash !== credentials.passwordHash ||
+        !isActive(current.user)
+      ) {
+        await deps.sessions.delete(digest(token))
+        request.log.info({ event: 'sign_in_failed' }, 'sign-in failed: account changed meanwhile')
+        deps.metrics.signInFailed('credentials')
+        return again(401, 'The e-mail address or password is not correct.')
+      }
       setCookie(reply, names, names.session, token)
       request.log.info({ event: 'sign_in', user_id: credentials.user.id }, 'signed in')
       return redirect(

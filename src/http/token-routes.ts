@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ClientDocumentRefused } from '../oauth/client-id-metadata/resolve-client.js'
 import { OAuthError } from '../oauth/errors.js'
-import { exchangeToken, GrantRefused } from '../oauth/grants/index.js'
+import { exchangeToken, GrantRefused, type RefusalReason } from '../oauth/grants/index.js'
 import type { IssuedTokens } from '../oauth/tokens/issue-tokens.js'
 import type { AppDeps, RouteModule } from './deps.js'
 import { FORM, readForm, requireForm } from './oauth-form.js'
@@ -80,53 +80,67 @@ export const tokenRoutes: RouteModule = {
       async (request, reply) => {
         const now = deps.clock.now()
         await limitTokenRequests(deps, request, now)
-        const params = readForm(request.body)
-        let issued: IssuedTokens
+        // The request holds one unit of the invalid_grant budget until it is known not to be
+        // a guess: of a concurrent burst of guesses, at most the limit are even tried.
+        let guessed = false
         try {
-          issued = await exchangeToken({ ...deps, clients: deps.clientResolver }, params)
-        } catch (error) {
-          if (error instanceof ClientDocumentRefused) {
-            request.log.warn(
-              {
-                event: 'client_document_refused',
-                client_id: params.client_id,
-                reason: error.reason,
-              },
-              'client id metadata document refused',
-            )
-          }
-          if (error instanceof GrantRefused) {
-            // The loser of two concurrent refreshes by one client guessed nothing.
-            if (error.reason !== 'refresh_token_concurrent') {
-              await countInvalidGrant(deps, request, now)
-            }
-            const replay =
-              error.reason === 'code_replayed' || error.reason === 'refresh_token_reused'
-            request.log[replay ? 'warn' : 'info'](
-              { client_id: params.client_id, grant_type: params.grant_type, reason: error.reason },
-              replay ? 'replayed credential: grant revoked' : 'grant refused',
-            )
-            if (replay) deps.metrics.revoked('replay_detected')
-            if (params.grant_type === 'refresh_token')
-              deps.metrics.refreshed(replay ? 'replayed' : 'refused')
-          }
-          throw error
+          return await answerTokenRequest(request, reply, () => {
+            guessed = true
+          })
+        } finally {
+          if (!guessed) await refundInvalidGrant(deps, request, now)
         }
-        deps.metrics.tokensIssued(params.grant_type ?? 'unknown')
-        if (params.grant_type === 'refresh_token') deps.metrics.refreshed('rotated')
-        return reply
-          .header('cache-control', 'no-store')
-          .header('pragma', 'no-cache')
-          .send(tokenResponse(issued))
       },
     )
+
+    async function answerTokenRequest(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      markGuess: () => void,
+    ) {
+      const params = readForm(request.body)
+      let issued: IssuedTokens
+      try {
+        issued = await exchangeToken({ ...deps, clients: deps.clientResolver }, params)
+      } catch (error) {
+        if (error instanceof ClientDocumentRefused) {
+          request.log.warn(
+            {
+              event: 'client_document_refused',
+              client_id: params.client_id,
+              reason: error.reason,
+            },
+            'client id metadata document refused',
+          )
+        }
+        if (error instanceof GrantRefused) {
+          if (isGuess(error.reason)) markGuess()
+          const replay = error.reason === 'code_replayed' || error.reason === 'refresh_token_reused'
+          request.log[replay ? 'warn' : 'info'](
+            { client_id: params.client_id, grant_type: params.grant_type, reason: error.reason },
+            replay ? 'replayed credential: grant revoked' : 'grant refused',
+          )
+          if (replay) deps.metrics.revoked('replay_detected')
+          if (params.grant_type === 'refresh_token')
+            deps.metrics.refreshed(replay ? 'replayed' : 'refused')
+        }
+        throw error
+      }
+      deps.metrics.tokensIssued(params.grant_type ?? 'unknown')
+      if (params.grant_type === 'refresh_token') deps.metrics.refreshed('rotated')
+      return reply
+        .header('cache-control', 'no-store')
+        .header('pragma', 'no-cache')
+        .send(tokenResponse(issued))
+    }
   },
 }
 
 /**
  * Token requests per client_id and client address per minute, counted before anything is
  * looked up, so guessing codes or refresh tokens is bounded too. The limit is generous:
- * a busy client refreshes far less often.
+ * a busy client refreshes far less often. Each request also reserves one unit of the
+ * invalid_grant budget atomically; the caller refunds it unless the request was a guess.
  */
 async function limitTokenRequests(
   deps: AppDeps,
@@ -136,8 +150,8 @@ async function limitTokenRequests(
   const subject = tokenSubject(request)
   const [verdict, refused] = await Promise.all([
     deps.rateLimiter.hit('token', subject, deps.config.tokenRateLimit, 60_000, now),
-    deps.rateLimiter.peek(
-      'token-invalid-grant',
+    deps.rateLimiter.reserve(
+      INVALID_GRANT_BUCKET,
       subject,
       deps.config.invalidGrantLimit,
       INVALID_GRANT_WINDOW_MS,
@@ -145,6 +159,8 @@ async function limitTokenRequests(
     ),
   ])
   if (!verdict.allowed || !refused.allowed) {
+    // A refused request tried nothing: its reservation goes back.
+    await refundInvalidGrant(deps, request, now)
     throw new OAuthError(
       'slow_down',
       verdict.allowed
@@ -159,19 +175,25 @@ async function limitTokenRequests(
 }
 
 /**
- * `invalid_grant` answers (a code or refresh token that is wrong, spent, expired or someone
- * else's) per client_id and address in {@link INVALID_GRANT_WINDOW_MS}: past
- * PORTICO_INVALID_GRANT_LIMIT every token request of that client from that address is
- * answered 429 until the window ends, so guessing codes or refresh tokens stays bounded far
- * below the request rate. A client that only ever redeems what it was given never gets here.
+ * Guesses (a code or refresh token that does not exist) per client_id and address in
+ * {@link INVALID_GRANT_WINDOW_MS}: past PORTICO_INVALID_GRANT_LIMIT every token request of
+ * that client from that address is answered 429 until the window ends, so guessing codes or
+ * refresh tokens stays bounded far below the request rate. Real credentials that are
+ * expired, spent, revoked, someone else's or of a suspended person guessed nothing and do not
+ * count: a mass expiry or password reset cannot lock out an address many people share.
  */
 const INVALID_GRANT_WINDOW_MS = 15 * 60_000
+const INVALID_GRANT_BUCKET = 'token-invalid-grant'
 
-async function countInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
-  await deps.rateLimiter.hit(
-    'token-invalid-grant',
+/** The refusals that only a guess earns: the presented code or refresh token does not exist. */
+export function isGuess(reason: RefusalReason): boolean {
+  return reason === 'unknown_code' || reason === 'unknown_refresh_token'
+}
+
+async function refundInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
+  await deps.rateLimiter.refund(
+    INVALID_GRANT_BUCKET,
     tokenSubject(request),
-    deps.config.invalidGrantLimit,
     INVALID_GRANT_WINDOW_MS,
     now,
   )

@@ -56,18 +56,22 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     }
   }
 
+  async function hit(
+    bucket: string,
+    subject: string,
+    limit: number,
+    windowMs: number,
+    now: number,
+  ) {
+    const window = windowOf(now, windowMs)
+    const n = await count(`${bucket}:${window.start}:${subject}`, windowMs)
+    return { allowed: n <= limit, retryAfter: window.retryAfter }
+  }
+
   return {
-    async hit(bucket, subject, limit, windowMs, now) {
-      const window = windowOf(now, windowMs)
-      const n = await count(`${bucket}:${window.start}:${subject}`, windowMs)
-      return { allowed: n <= limit, retryAfter: window.retryAfter }
-    },
-    // INCR is atomic, and every hit is one: a reservation is a hit.
-    async reserve(bucket, subject, limit, windowMs, now) {
-      const window = windowOf(now, windowMs)
-      const n = await count(`${bucket}:${window.start}:${subject}`, windowMs)
-      return { allowed: n <= limit, retryAfter: window.retryAfter }
-    },
+    hit,
+    // INCR is atomic and nothing is held in memory: every hit is already a reservation.
+    reserve: hit,
     async refund(bucket, subject, windowMs, now) {
       const window = windowOf(now, windowMs)
       try {

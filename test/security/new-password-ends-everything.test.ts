@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, parseConfig } from '../../src/config.js'
+import { setAccountPassword } from '../../src/people/accounts.js'
 import { digest } from '../../src/platform/crypto.js'
 import {
   createIntegrationClient,
@@ -11,8 +12,10 @@ import {
 import { runCli } from '../support/cli.js'
 import {
   authorizePath,
+  Browser,
   createPerson,
   createPkce,
+  formField,
   registerTestClient,
   runAuthorization,
 } from '../support/flow.js'
@@ -73,6 +76,44 @@ describe('a new password ends everything the old one started', () => {
       },
       password,
     )
+
+  it('a sign-in with the old password whose hash was read before the change keeps no session', async () => {
+    const victim = await createPerson(server)
+    const users = server.deps.users
+    const original = users.findCredentials
+    let changed = false
+    // The change lands between the sign-in reading the hash and inserting its session.
+    users.findCredentials = async (email) => {
+      const found = await original.call(users, email)
+      if (!changed && email === victim.email) {
+        changed = true
+        await setAccountPassword(server.deps, victim.email, 'an entirely new passphrase 42')
+      }
+      return found
+    }
+    const thief = new Browser(server)
+    try {
+      const page = await (await thief.request('/login')).text()
+      const response = await thief.post('/login', {
+        csrf: formField(page, 'csrf') ?? '',
+        email: victim.email,
+        password: victim.password,
+      })
+      expect(changed).toBe(true)
+      expect(response.status).toBe(401)
+      expect(response.headers.get('set-cookie') ?? '').not.toMatch(/session/i)
+      await response.arrayBuffer()
+    } finally {
+      users.findCredentials = original
+    }
+    const sessions = await server.deps.database.db
+      .selectFrom('sessions')
+      .select('id_digest')
+      .where('user_id', '=', victim.user.id)
+      .execute()
+    expect(sessions).toHaveLength(0)
+    expect((await thief.request('/account')).status).not.toBe(200)
+  })
 
   it('after `portico users set-password` the thief’s tokens, refresh tokens, codes and sessions are all dead', async () => {
     const victim = await createPerson(server, 'editor')

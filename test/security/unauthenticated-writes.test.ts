@@ -272,6 +272,18 @@ describe('guessed codes and refresh tokens at the token endpoint', () => {
     await still.arrayBuffer()
   })
 
+  it('a concurrent burst of guesses is tried at most PORTICO_INVALID_GRANT_LIMIT times', async () => {
+    const attacker = from('203.0.113.24', server)
+    const answers = await Promise.all(Array.from({ length: 15 }, (_, i) => guess(attacker, i)))
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.filter((s) => s === 400)).toHaveLength(5)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10)
+    for (const answer of answers) await answer.arrayBuffer()
+    const after = await guess(attacker, 15)
+    expect(after.status).toBe(429)
+    await after.arrayBuffer()
+  })
+
   it('successful exchanges do not count', async () => {
     const person = await createPerson(server)
     const at = from('203.0.113.22', server)
@@ -282,6 +294,47 @@ describe('guessed codes and refresh tokens at the token endpoint', () => {
       expect(response.status).toBe(200)
       await response.arrayBuffer()
     }
+  })
+})
+
+describe('real but expired refresh tokens at the token endpoint', () => {
+  const clock = new TestClock()
+  let server: TestServer
+  let client: TestClient
+  beforeAll(async () => {
+    server = await startTestServer({
+      clock,
+      env: { PORTICO_TRUST_PROXY: '1', PORTICO_INVALID_GRANT_LIMIT: '3' },
+    })
+    client = await registerTestClient(server)
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it('guessed nothing: after a mass expiry, a shared address is not held back', async () => {
+    const shared = from('203.0.113.25', server)
+    const person = await createPerson(server)
+    const tokens: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const flow = await runAuthorization(shared, client, person)
+      tokens.push((await readJson(await exchangeCode(shared, client, flow))).refresh_token)
+    }
+    clock.advance((server.deps.config.lifetimes.refreshToken + 1) * 1000)
+    for (const token of tokens) {
+      const response = await refresh(shared, client, token)
+      expect(response.status).toBe(400)
+      expect((await readJson(response)).error).toBe('invalid_grant')
+    }
+    // Guesses still count from the same address, and only they.
+    for (let i = 0; i < 3; i++) {
+      const response = await refresh(shared, client, `prt_guess_expired${i}`)
+      expect(response.status).toBe(400)
+      await response.arrayBuffer()
+    }
+    const limited = await refresh(shared, client, 'prt_guess_expired_more')
+    expect(limited.status).toBe(429)
+    await limited.arrayBuffer()
   })
 })
 

@@ -59,4 +59,4 @@ export async function exchangeToken(deps: TokenDeps, params: TokenParams): Promi
 }
 
 export type { TokenDeps, TokenParams } from './grant.js'
-export { GrantRefused } from './grant.js'
+export { GrantRefused, type RefusalReason } from './grant.js'
