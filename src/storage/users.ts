@@ -95,6 +95,7 @@ export function normalizeEmail(email: string): string {
 export function createUserStore(db: Db) {
   return {
     async findById(id: string): Promise<User | undefined> {
+      if (cannotBeStored(id)) return undefined
       const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
       return row && toUser(row)
     },
