@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { isEmailAddress } from './people/email.js'
+import { isEmailAddress } from './platform/email-address.js'
 
 /** Everything Portico reads from its environment, parsed once and frozen. */
 export interface Config {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../http/deps.js'
+import type { AppDeps } from '../app-deps.js'
 import type { ResourceDefinition } from './framework/resource.js'
+import type { OpenApiPaths } from './openapi-paths.js'
 
 /**
  * One part of the business API: the resources it declares, and the hand-written routes

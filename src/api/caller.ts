@@ -1,8 +1,7 @@
-import type { FastifyRequest } from 'fastify'
-import { type BearerDeps, bearerChallenge, checkBearer } from '../http/bearer.js'
-import { ProblemError } from '../http/problem.js'
+import { type BearerDeps, bearerChallenge, checkBearer } from '../oauth/bearer.js'
 import { roleAllows } from '../oauth/roles.js'
 import type { User } from '../storage/users.js'
+import { ProblemError } from './problem.js'
 
 /** Who is calling the business API. */
 export type Caller =
@@ -22,11 +21,11 @@ export type Caller =
  * never a downgrade to anonymous.
  */
 export async function identifyCaller(
-  request: FastifyRequest,
+  authorization: string | undefined,
   deps: BearerDeps,
   issuer: string,
 ): Promise<Caller> {
-  const check = await checkBearer(deps, request.headers.authorization, issuer)
+  const check = await checkBearer(deps, authorization, issuer)
   if (check.status === 'anonymous') return { kind: 'anonymous' }
   if (check.status === 'invalid') {
     throw new ProblemError(

@@ -1,5 +1,5 @@
-import { ProblemError } from '../http/problem.js'
 import { sha256Base64url } from '../platform/crypto.js'
+import { ProblemError } from './problem.js'
 
 /** RFC 3339 UTC, as every timestamp of the API is written. */
 export function timestamp(ms: number): string {

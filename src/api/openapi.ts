@@ -1,13 +1,14 @@
-import type { AppContext, OpenApiPaths } from '../http/deps.js'
+import type { AdvertisedEndpoint } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 import { resourceSchemas } from './framework/openapi.js'
+import type { OpenApiPaths } from './openapi-paths.js'
 import { RESOURCES } from './resources/index.js'
 
 /** Assembles the OpenAPI 3.1 document from the path items the route modules declare. */
 export function buildOpenApiDocument(
   issuer: string,
   paths: OpenApiPaths,
-  advertised: AppContext['advertised'],
+  advertised: Readonly<Partial<Record<AdvertisedEndpoint, string>>>,
 ): Record<string, unknown> {
   const authorizationUrl = advertised.authorization_endpoint
   const tokenUrl = advertised.token_endpoint

@@ -5,11 +5,12 @@ import { checkIfMatch, etagOf, requireJsonContent, requireObject } from '../api/
 import { resourcePaths } from '../api/framework/openapi.js'
 import { pathOf } from '../api/framework/resource.js'
 import { registerResource } from '../api/framework/routes.js'
+import { ProblemError } from '../api/problem.js'
 import { curriculumPaths, registerCurriculumRoutes } from '../api/resources/curriculum-routes.js'
 import { AREAS, RESOURCES } from '../api/resources/index.js'
 import { progressPaths, registerProgressRoutes } from '../api/resources/progress-routes.js'
-import type { AppDeps, RouteModule } from './deps.js'
-import { ProblemError } from './problem.js'
+import type { AppDeps } from '../app-deps.js'
+import type { RouteModule } from './deps.js'
 
 /** The collections the API serves, with the scopes each needs; the index lists them. */
 const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; write?: string }> = [
@@ -155,7 +156,7 @@ export const apiRoutes: RouteModule = {
             title: 'Bad Request',
             detail: 'the URL holds an encoded U+0000 (%00), which no parameter may contain',
           })
-        request.caller = await identifyCaller(request, deps, issuer)
+        request.caller = await identifyCaller(request.headers.authorization, deps, issuer)
         if (request.caller.kind === 'anonymous') await limitAnonymous(deps, request)
       })
 

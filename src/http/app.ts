@@ -5,12 +5,13 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-routes.js'
 import { apiRoutes } from './api-routes.js'
 import { hasRepeatedAuthorization, repeatedAuthorizationError } from './authorization-header.js'
 import { authorizeRoutes } from './authorize-routes.js'
-import type { AppContext, AppDeps, RouteModule } from './deps.js'
+import type { AppContext, RouteModule } from './deps.js'
 import { discoveryRoutes } from './discovery-routes.js'
 import { handleError } from './errors.js'
 import { filesRoutes } from './files-routes.js'

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
+import { ProblemError } from '../api/problem.js'
+import { bearerChallenge } from '../oauth/bearer.js'
 import { OAuthError } from '../oauth/errors.js'
-import { bearerChallenge } from './bearer.js'
-import { ProblemError } from './problem.js'
 import { USERINFO_PATH } from './userinfo-routes.js'
 
 const REPEATED = 'the Authorization header was sent more than once; send exactly one'

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { digest } from '../platform/crypto.js'
 import type { AuthorizationRequestRow } from '../storage/authorization-requests.js'
-import type { AppDeps } from './deps.js'
 
 /**
  * Issue 16, "Unauthenticated writes are bounded": an authorization request from a browser

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
 import {
   type AuthorizationParams,
   buildRedirect,
@@ -28,7 +29,7 @@ import {
   redirect,
   sendPage,
 } from './browser.js'
-import type { AppDeps, RouteModule } from './deps.js'
+import type { RouteModule } from './deps.js'
 import { rawFormQuery } from './raw-form.js'
 
 export const AUTHORIZE_PATH = '/oauth/authorize'

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import * as cookie from 'cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
 import { digest } from '../platform/crypto.js'
 import type { Session } from '../storage/sessions.js'
 import { type Brand, brandLogo, brandStyle } from '../views/layout.js'
-import type { AppDeps } from './deps.js'
 
 /**
  * What the HTML pages share: cookies, the sign-in session, CSRF tokens and the headers every

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { ProblemError, problemBody } from '../api/problem.js'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.js'
 import type { SchoolStore } from '../storage/school.js'
@@ -6,7 +7,6 @@ import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.j
 import { errorPage } from '../views/error-page.js'
 import type { Brand } from '../views/layout.js'
 import { sendPage } from './browser.js'
-import { ProblemError, problemBody } from './problem.js'
 
 /**
  * The one place errors become responses. OAuth routes answer RFC 6749 §5.2 JSON, the rest

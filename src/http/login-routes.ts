@@ -1,3 +1,4 @@
+import type { AppDeps } from '../app-deps.js'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import { verifyPassword } from '../platform/passwords.js'
@@ -18,7 +19,7 @@ import {
   sendPage,
   setCookie,
 } from './browser.js'
-import type { AppDeps, RouteModule } from './deps.js'
+import type { RouteModule } from './deps.js'
 import { knownDevice, rememberDevice } from './device-cookie.js'
 import { reserveSignIn } from './sign-in-throttle.js'
 

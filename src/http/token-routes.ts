@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
 import { ClientDocumentRefused } from '../oauth/client-id-metadata/resolve-client.js'
 import { OAuthError } from '../oauth/errors.js'
 import { exchangeToken, GrantRefused, type RefusalReason } from '../oauth/grants/index.js'
 import type { IssuedTokens } from '../oauth/tokens/issue-tokens.js'
-import type { AppDeps, RouteModule } from './deps.js'
+import type { RouteModule } from './deps.js'
 import { FORM, readForm, requireForm } from './oauth-form.js'
 import { oauthErrorResponse } from './openapi-fragments.js'
 

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppDeps } from '../app-deps.js'
+import { bearerChallenge, checkBearer } from '../oauth/bearer.js'
 import { OAuthError } from '../oauth/errors.js'
 import { USERINFO_SCOPE, userinfoClaims } from '../oauth/userinfo.js'
-import { bearerChallenge, checkBearer } from './bearer.js'
-import type { AppDeps, RouteModule } from './deps.js'
+import type { RouteModule } from './deps.js'
 
 export const USERINFO_PATH = '/api/oauth/userinfo'
 

@@ -1,6 +1,15 @@
-import type { AdvertisedEndpoint } from '../http/deps.js'
 import { SIGNING_ALGS } from './keys.js'
 import { ALL_SCOPES } from './scopes.js'
+
+/** Endpoints that discovery may advertise, by their RFC 8414 / OIDC metadata name. */
+export type AdvertisedEndpoint =
+  | 'registration_endpoint'
+  | 'authorization_endpoint'
+  | 'token_endpoint'
+  | 'userinfo_endpoint'
+  | 'revocation_endpoint'
+  | 'introspection_endpoint'
+  | 'jwks_uri'
 
 type Endpoints = Readonly<Partial<Record<AdvertisedEndpoint, string>>>
 

@@ -1,9 +1,9 @@
-import type { AppDeps } from '../http/deps.js'
+import type { AppDeps } from '../app-deps.js'
 import { revokeGrants } from '../oauth/connections.js'
 import { isRole, ROLES } from '../oauth/roles.js'
+import { isEmailAddress } from '../platform/email-address.js'
 import { checkNewPassword, hashPassword } from '../platform/passwords.js'
 import { normalizeEmail, type User } from '../storage/users.js'
-import { isEmailAddress } from './email.js'
 
 /** A request about accounts that cannot be carried out; its message is one line for people. */
 export class AccountError extends Error {

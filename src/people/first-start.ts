@@ -1,4 +1,4 @@
-import type { AppDeps } from '../http/deps.js'
+import type { AppDeps } from '../app-deps.js'
 import { hashPassword } from '../platform/passwords.js'
 import { withExclusiveLock } from '../storage/database.js'
 import { createUserStore } from '../storage/users.js'

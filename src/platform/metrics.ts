@@ -1,5 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { PoolUse } from '../storage/database.js'
+
+/** Connections of a PostgreSQL pool, and requests waiting for one. */
+export interface PoolUse {
+  readonly max: number
+  readonly total: number
+  readonly idle: number
+  readonly waiting: number
+}
 
 export type RefreshOutcome = 'rotated' | 'refused' | 'replayed'
 export type RevocationSource = 'revocation_endpoint' | 'account_page' | 'replay_detected'

@@ -13,6 +13,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig, DatabasePool } from '../config.js'
+import type { PoolUse } from '../platform/metrics.js'
 import { preparedName } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
 import { SQLITE_DRIVER_PATH, SqliteDatabase } from './sqlite-driver.js'
@@ -35,14 +36,6 @@ export interface Database {
    */
   dataVersion(): number | undefined
   close(): Promise<void>
-}
-
-/** Connections of a PostgreSQL pool, and requests waiting for one. */
-export interface PoolUse {
-  readonly max: number
-  readonly total: number
-  readonly idle: number
-  readonly waiting: number
 }
 
 const INT8_OID = 20

@@ -1,12 +1,8 @@
+import type { ScopeLine } from '../oauth/authorize/scope-labels.js'
 import { shownClientName } from './client-name.js'
 import { html, type SafeHtml } from './html.js'
 import { type Brand, layout } from './layout.js'
 import { unverifiedToolWarning } from './unverified-tool-warning.js'
-
-export interface ScopeLine {
-  readonly scope: string
-  readonly label: string
-}
 
 export interface ConsentPageModel {
   readonly school: string

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AppDeps } from '../../src/app-deps.js'
 import { parseConfig } from '../../src/config.js'
-import type { AppDeps } from '../../src/http/deps.js'
 import { prepare } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { verifyPassword } from '../../src/platform/passwords.js'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import type { AppDeps } from '../../src/app-deps.js'
 import { parseConfig } from '../../src/config.js'
-import type { AppDeps } from '../../src/http/deps.js'
 import { prepare } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { hashPassword } from '../../src/platform/passwords.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ProblemError } from '../../http/problem.js'
+import { ProblemError } from '../problem.js'
 import { formatDay } from './calendar.js'
 import { parseReportQuery } from './params.js'
 

@@ -4,8 +4,8 @@
  * the parameter; unknown parameters too (never silently ignored, as the list endpoints).
  */
 
-import { ProblemError } from '../../http/problem.js'
 import type { FieldError } from '../conventions.js'
+import { ProblemError } from '../problem.js'
 import {
   canonicalTimeZone,
   formatDay,

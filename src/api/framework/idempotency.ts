@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { ProblemError } from '../../http/problem.js'
 import type { Db } from '../../storage/schema.js'
+import { ProblemError } from '../problem.js'
 
 /** How long a key is remembered (DOMAIN.md §4.0: 24 h). */
 const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000

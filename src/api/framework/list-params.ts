@@ -1,5 +1,5 @@
-import { ProblemError } from '../../http/problem.js'
 import type { FieldError } from '../conventions.js'
+import { ProblemError } from '../problem.js'
 import type { Row } from './fields.js'
 import type { ResourceDefinition } from './resource.js'
 import type { Filter, SortKey } from './store.js'

@@ -1,4 +1,4 @@
-import type { OpenApiPaths } from '../../http/deps.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
 import type { JsonSchema } from './fields.js'
 import { filterableOf, filterOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
 import { pathOf, type ResourceDefinition } from './resource.js'

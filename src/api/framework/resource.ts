@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import type { Role } from '../../oauth/roles.js'
 import type { Caller } from '../caller.js'
 import { timestamp } from '../conventions.js'

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppDeps } from '../../http/deps.js'
-import { ProblemError } from '../../http/problem.js'
+import type { AppDeps } from '../../app-deps.js'
 import {
   checkIfMatch,
   etagOf,
@@ -10,6 +9,7 @@ import {
   requireObject,
   validationFailed,
 } from '../conventions.js'
+import { ProblemError } from '../problem.js'
 import { notFound, readsFull, requireOwner, writerOf } from './access.js'
 import type { Row } from './fields.js'
 import { withIdempotency } from './idempotency.js'

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
-import { ProblemError } from '../../http/problem.js'
+import type { AppDeps } from '../../app-deps.js'
 import { parseReportQuery } from '../analytics/params.js'
 import {
   courseReport,
@@ -20,6 +19,8 @@ import {
   STATUS_RULE,
   TAX_RULE,
 } from '../money/definitions.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
+import { ProblemError } from '../problem.js'
 
 /**
  * Analytics (DOMAIN.md §4.3.6): read-only reports over the school's own orders, refunds,

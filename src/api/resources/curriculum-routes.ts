@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import {
   etagOf,
   type FieldError,
@@ -11,6 +11,7 @@ import { notFound, readsFull, requireOwner, writerOf } from '../framework/access
 import type { Row } from '../framework/fields.js'
 import { viewOf } from '../framework/resource.js'
 import { createResourceStore, type ResourceDb, visibilityOf } from '../framework/store.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
 import { courses } from './courses.js'
 import { lessons } from './lessons.js'
 import { sections } from './sections.js'

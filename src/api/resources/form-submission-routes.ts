@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
-import { ProblemError } from '../../http/problem.js'
+import type { AppDeps } from '../../app-deps.js'
 import {
   type FieldError,
   requireJsonContent,
@@ -10,6 +9,8 @@ import {
 import { resourcePaths } from '../framework/openapi.js'
 import { viewOf } from '../framework/resource.js'
 import { checkMembers, membersSchema } from '../framework/structures.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
+import { ProblemError } from '../problem.js'
 import { checkAnswers, fieldsOf, formSubmissions, SUBMISSION_MEMBERS } from './forms.js'
 
 const SUBMISSIONS = '/api/v1/forms/:form_id/submissions'

@@ -1,10 +1,10 @@
-import { ProblemError } from '../../http/problem.js'
 import { authorityRefusal, type Role, roleAllows, roleRank } from '../../oauth/roles.js'
 import { ALL_SCOPES } from '../../oauth/scopes.js'
 import { hashPassword } from '../../platform/passwords.js'
 import { conflict } from '../conventions.js'
 import { email, enumeration, instant, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { ProblemError } from '../problem.js'
 import { schoolWide } from './owners.js'
 
 const TEAM: readonly Role[] = ['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant']

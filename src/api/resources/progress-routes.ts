@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import { timestamp } from '../conventions.js'
 import { notFound, readsFull, writerOf } from '../framework/access.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
 import { enrollments } from './enrollments.js'
 import { lessons } from './lessons.js'
 

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppDeps, OpenApiPaths } from '../../http/deps.js'
-import { ProblemError } from '../../http/problem.js'
+import type { AppDeps } from '../../app-deps.js'
 import type { Role } from '../../oauth/roles.js'
 import {
   ACCEPTED_TYPES,
@@ -23,6 +22,8 @@ import { type Caller, requireScope } from '../caller.js'
 import { type FieldError, timestamp, validationFailed } from '../conventions.js'
 import { withIdempotency } from '../framework/idempotency.js'
 import type { ResourceDb } from '../framework/store.js'
+import type { OpenApiPaths } from '../openapi-paths.js'
+import { ProblemError } from '../problem.js'
 import { digitalProducts } from './digital-products.js'
 
 const FILES = '/api/v1/storage/files'

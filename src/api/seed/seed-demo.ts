@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import { ensureSchoolAndOwner, SCHOOL_ID } from '../../people/first-start.js'
 import { hashPassword } from '../../platform/passwords.js'
 import type { Db } from '../../storage/schema.js'

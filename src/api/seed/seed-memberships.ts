@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../storage/schema.js'
 import type {
   MembershipPlanPriceTable,

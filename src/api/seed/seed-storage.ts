@@ -1,5 +1,5 @@
 import { deflateSync } from 'node:zlib'
-import type { AppDeps } from '../../http/deps.js'
+import type { AppDeps } from '../../app-deps.js'
 import { saveFile } from '../../storage/files/records.js'
 import { publicFileUrl } from '../../storage/files/signing.js'
 import { fileStoreOf } from '../../storage/files/store.js'

@@ -1,5 +1,5 @@
-import { openApiDocumentFor } from '../../api/openapi-file.js'
 import type { Config } from '../../config.js'
+import { openApiDocumentFor } from '../../http/openapi-file.js'
 import type { Args } from '../args.js'
 
 /** Prints the OpenAPI document (for `--issuer`, default the checked-in copy's placeholder). */

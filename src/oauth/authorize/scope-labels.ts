@@ -1,5 +1,10 @@
-import type { ScopeLine } from '../../views/consent-page.js'
 import { IDENTITY_SCOPES, isIdentityScope } from '../identity-claims.js'
+
+/** One line of the consent page: a scope and what it lets the app do, in words. */
+export interface ScopeLine {
+  readonly scope: string
+  readonly label: string
+}
 
 /**
  * Plain-language line for a scope, as the consent page shows it. An identity scope's words

@@ -3,7 +3,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { openApiDocumentFor } from '../../../src/api/openapi-file.js'
+import { openApiDocumentFor } from '../../../src/http/openapi-file.js'
 import { useDemoServer } from '../../support/demo.js'
 import type { Json } from '../../support/http.js'
 import { type Call, moneyClient } from '../../support/money-agreement.js'

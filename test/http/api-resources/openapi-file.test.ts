@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openApiDocumentFor } from '../../../src/api/openapi-file.js'
+import { openApiDocumentFor } from '../../../src/http/openapi-file.js'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 

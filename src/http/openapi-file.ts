@@ -1,6 +1,6 @@
-import { ROUTE_MODULES } from '../http/app.js'
-import type { AppContext } from '../http/deps.js'
-import { buildOpenApiDocument } from './openapi.js'
+import { buildOpenApiDocument } from '../api/openapi.js'
+import { ROUTE_MODULES } from './app.js'
+import type { AppContext } from './deps.js'
 
 /** The issuer the checked-in openapi.json is written for. */
 const DOCUMENT_ISSUER = 'https://school.example'
