@@ -1,4 +1,4 @@
-import type { UserTable } from '../storage/schema.js'
+import type { UserTable } from '../storage/tables/oauth.js'
 import { ALL_SCOPES } from './scopes.js'
 
 export type Role = UserTable['role']

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { compiledInsert, compiledQuery } from './compiled-query.js'
-import type { AuthorizationRequestTable, Db } from './schema.js'
+import type { Db } from './schema.js'
+import type { AuthorizationRequestTable } from './tables/oauth.js'
 
 export type AuthorizationRequestRow = AuthorizationRequestTable
 

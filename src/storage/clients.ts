@@ -1,7 +1,8 @@
 import { compiledInsert, compiledQuery } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import { frozen, ReadCache } from './read-cache.js'
-import type { ClientTable, Db } from './schema.js'
+import type { Db } from './schema.js'
+import type { ClientTable } from './tables/oauth.js'
 
 /** A registered client, as the protocol core sees it. */
 export interface Client {

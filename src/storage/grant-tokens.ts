@@ -2,7 +2,8 @@ import { sql } from 'kysely'
 import { type Client, toClient } from './clients.js'
 import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
-import type { AccessTokenTable, Db, GrantTable, RefreshTokenTable } from './schema.js'
+import type { Db } from './schema.js'
+import type { AccessTokenTable, GrantTable, RefreshTokenTable } from './tables/oauth.js'
 import { activeRow } from './users.js'
 
 /** Tokens to store under one grant, optionally replacing (rotating) a refresh token. */

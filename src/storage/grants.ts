@@ -9,13 +9,13 @@ import {
 } from './grant-tokens.js'
 import { cannotBeStored } from './lookup.js'
 import { frozen, ReadCache } from './read-cache.js'
+import type { Db } from './schema.js'
 import type {
   AccessTokenTable,
   AuthorizationCodeTable,
-  Db,
   GrantTable,
   RefreshTokenTable,
-} from './schema.js'
+} from './tables/oauth.js'
 import { activeRow, toUser, USER_COLUMNS, type User } from './users.js'
 
 export type GrantRow = GrantTable

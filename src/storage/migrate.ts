@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { type Database, withExclusiveLock } from './database.js'
 import { migrations } from './migrations/index.js'
 
@@ -17,7 +17,8 @@ export async function migrate(database: Database, now: number = Date.now()): Pro
     const applied: string[] = []
     for (const migration of migrations) {
       if (done.has(migration.id)) continue
-      await migration.up(db, database.dialect)
+      // A migration sees no typed tables: it describes tables the typed schema may not know yet.
+      await migration.up(db as unknown as Kysely<unknown>, database.dialect)
       await db
         .insertInto('portico_migrations')
         .values({ id: migration.id, applied_at: now })

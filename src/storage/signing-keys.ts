@@ -1,4 +1,5 @@
-import type { Db, SigningKeyTable } from './schema.js'
+import type { Db } from './schema.js'
+import type { SigningKeyTable } from './tables/oauth.js'
 
 export type SigningKeyRow = SigningKeyTable
 

@@ -1,5 +1,6 @@
 import { cannotBeStored } from './lookup.js'
-import type { Db, UserTable, UserTeamColumns } from './schema.js'
+import type { Db } from './schema.js'
+import type { UserTable, UserTeamColumns } from './tables/oauth.js'
 
 /** A person who can sign in. */
 export interface User {

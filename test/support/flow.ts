@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { hashPassword } from '../../src/platform/passwords.js'
-import type { UserTable } from '../../src/storage/schema.js'
+import type { UserTable } from '../../src/storage/tables/oauth.js'
 import type { User } from '../../src/storage/users.js'
 import { jsonInit, readJson } from './http.js'
 import type { TestServer } from './server.js'

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { addResourceServer } from '../../src/oauth/resource-servers.js'
-import type { UserTable } from '../../src/storage/schema.js'
+import type { UserTable } from '../../src/storage/tables/oauth.js'
 import {
   Browser,
   createPerson,

@@ -17,8 +17,7 @@ import { unauthenticatedWriteBounds } from './0014-unauthenticated-write-bounds.
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
   readonly id: string
-  // biome-ignore lint/suspicious/noExplicitAny: migrations describe tables that the typed schema does not know yet
-  up(db: Kysely<any>, dialect: 'sqlite' | 'postgres'): Promise<void>
+  up(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void>
 }
 
 /** Every migration, oldest first. Never edit one that has shipped: add the next. */
