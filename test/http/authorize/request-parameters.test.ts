@@ -259,6 +259,13 @@ describe('max_age', () => {
     expect(form.request).toBe(request)
   })
 
+  it('with max_age=0 asks to sign in even after a sign-in in the same millisecond (OIDC Core §3.1.2.1: max_age=0 is prompt=login)', async () => {
+    // The clock stands still: the old sign-in is exactly as old as the request, 0 seconds.
+    const browser = await signedInBrowser(server, person)
+    const response = await browser.request(authorizePath(client, createPkce(), { max_age: '0' }))
+    expect(requestIdFromLogin(response)).toMatch(/^par_/)
+  })
+
   it('accepts a fresh sign-in for the request even if it took longer than max_age', async () => {
     const browser = new Browser(server)
     const response = await browser.request(authorizePath(client, createPkce(), { max_age: '5' }))
