@@ -1,0 +1,23 @@
+// Preloaded into a `portico serve` started by a test (`--expose-gc --require` this file):
+// on SIGUSR2 it collects all garbage, then writes one line to stderr with what the process
+// still holds. Plain CommonJS, so Node 20 runs it as it is; it changes nothing else.
+const { writeSync } = require('node:fs')
+const { getHeapStatistics } = require('node:v8')
+
+let probes = 0
+process.on('SIGUSR2', () => {
+  // Twice: the first collection can leave garbage whose finalizers only ran after it.
+  globalThis.gc?.()
+  globalThis.gc?.()
+  const { rss, heapUsed, external } = process.memoryUsage()
+  probes += 1
+  const line = {
+    probe: probes,
+    collected: typeof globalThis.gc === 'function',
+    rss,
+    heapUsed,
+    external,
+    heapResident: getHeapStatistics().total_physical_size,
+  }
+  writeSync(2, `portico-memory-probe ${JSON.stringify(line)}\n`)
+})
