@@ -1,6 +1,7 @@
 import { hiddenCharacter } from '../platform/visible-text.js'
-import type { ProfileChanges, User } from '../storage/users.js'
-import { type FieldError, timestamp, validationFailed } from './conventions.js'
+import type { User } from '../storage/users.js'
+import { type FieldError, timestamp } from './conventions.js'
+import { type Field, fail, field, type JsonSchema } from './framework/fields.js'
 
 const TEAM_ROLES = new Set(['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant'])
 
@@ -41,136 +42,113 @@ export function accountView(user: User): Record<string, unknown> {
   }
 }
 
-const WRITABLE = new Set([
-  'name',
-  'avatar_url',
-  'locale',
-  'timezone',
-  'bio',
-  'notification_preferences',
-])
 const LOCALE = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/
 let timezones: ReadonlySet<string> | undefined
 
 /**
- * Checks a PATCH of the account (JSON merge semantics: absent fields stay, null clears).
- * Unknown and read-only fields are refused, never ignored.
+ * A text member of the account: a string without control characters (a bio may hold line
+ * breaks and tabs), at most `max` characters, then `check`ed; `documented` is its schema.
  */
-export function checkAccountPatch(body: Record<string, unknown>): ProfileChanges {
-  const errors: FieldError[] = []
-  const changes: { -readonly [K in keyof ProfileChanges]: ProfileChanges[K] } = {}
-  for (const key of Object.keys(body)) {
-    if (!WRITABLE.has(key))
-      errors.push({ field: key, code: 'unknown_field', message: `${key} cannot be changed here` })
-  }
-  const text = (key: string, max: number, nullable: boolean): string | null | undefined => {
-    const value = body[key]
-    if (value === undefined) return undefined
-    if (value === null && nullable) return null
-    if (typeof value !== 'string') {
-      errors.push({
-        field: key,
-        code: 'invalid_type',
-        message: `${key} must be a string${nullable ? ' or null' : ''}`,
-      })
-      return undefined
-    }
-    // Line breaks and tabs belong in a bio; nowhere else is a control character wanted.
-    const checked = key === 'bio' ? value.replace(/[\n\t]/g, '') : value
-    if (/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(checked)) {
-      errors.push({
-        field: key,
-        code: 'invalid_characters',
-        message: `${key} must not contain control characters`,
-      })
-      return undefined
-    }
-    if ([...value].length > max) {
-      errors.push({
-        field: key,
-        code: 'too_long',
-        message: `${key} must be at most ${max} characters`,
-      })
-      return undefined
-    }
-    return value
-  }
+function accountText(
+  max: number,
+  nullable: boolean,
+  documented: JsonSchema,
+  check: (value: string, path: string, errors: FieldError[]) => unknown = (value) => value,
+): Field {
+  return field(
+    { nullable },
+    {
+      schema: documented,
+      parseQuery: () => undefined,
+      parse(value, path, errors) {
+        if (typeof value !== 'string')
+          return fail(
+            errors,
+            path,
+            'invalid_type',
+            `${path} must be a string${nullable ? ' or null' : ''}`,
+          )
+        const checked = path.endsWith('bio') ? value.replace(/[\n\t]/g, '') : value
+        if (/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(checked))
+          return fail(
+            errors,
+            path,
+            'invalid_characters',
+            `${path} must not contain control characters`,
+          )
+        if ([...value].length > max)
+          return fail(errors, path, 'too_long', `${path} must be at most ${max} characters`)
+        return check(value, path, errors)
+      },
+    },
+  )
+}
 
-  const name = text('name', 100, false)
-  if (typeof name === 'string') {
-    const hidden = hiddenCharacter(name)
-    if (name.trim() === '')
-      errors.push({ field: 'name', code: 'required', message: 'name must not be blank' })
-    else if (hidden)
-      errors.push({
-        field: 'name',
-        code: 'invalid_characters',
-        message: `name must not contain invisible or formatting characters (found ${hidden})`,
-      })
-    else changes.name = name.trim()
-  }
-  const avatar = text('avatar_url', 2000, true)
-  if (avatar !== undefined) {
-    if (avatar !== null && !/^https:\/\/[^\s]+$/.test(avatar))
-      errors.push({
-        field: 'avatar_url',
-        code: 'invalid_url',
-        message: 'avatar_url must be an https URL',
-      })
-    else changes.avatarUrl = avatar
-  }
-  const locale = text('locale', 35, true)
-  if (locale !== undefined) {
-    if (locale !== null && !LOCALE.test(locale))
-      errors.push({
-        field: 'locale',
-        code: 'invalid_locale',
-        message: 'locale must be a BCP 47 language tag such as en or pt-BR',
-      })
-    else changes.locale = locale
-  }
-  const timezone = text('timezone', 64, true)
-  if (timezone !== undefined) {
-    timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
-    if (timezone !== null && !timezones.has(timezone))
-      errors.push({
-        field: 'timezone',
-        code: 'invalid_timezone',
-        message: 'timezone must be an IANA time zone such as Europe/Berlin',
-      })
-    else changes.timezone = timezone
-  }
-  const bio = text('bio', 2000, true)
-  if (bio !== undefined) changes.bio = bio
-
-  const prefs = body.notification_preferences
-  if (prefs !== undefined) {
-    if (typeof prefs !== 'object' || prefs === null || Array.isArray(prefs)) {
-      errors.push({
-        field: 'notification_preferences',
-        code: 'invalid_type',
-        message: 'notification_preferences must be an object of booleans',
-      })
-    } else {
+/** The notification switches: known keys, boolean values; merged into the stored ones. */
+const notificationPreferences = field(
+  {},
+  {
+    schema: { type: 'object', additionalProperties: { type: 'boolean' } },
+    parseQuery: () => undefined,
+    parse(value, path, errors) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return fail(errors, path, 'invalid_type', `${path} must be an object of booleans`)
       const result: Record<string, boolean> = {}
-      for (const [key, value] of Object.entries(prefs)) {
-        if (!(NOTIFICATION_KEYS as readonly string[]).includes(key)) {
-          errors.push({
-            field: `notification_preferences.${key}`,
-            code: 'unknown_field',
-            message: `unknown notification ${key}`,
-          })
-        } else if (typeof value !== 'boolean') {
-          errors.push({
-            field: `notification_preferences.${key}`,
-            code: 'invalid_type',
-            message: `${key} must be true or false`,
-          })
-        } else result[key] = value
+      for (const [key, on] of Object.entries(value)) {
+        if (!(NOTIFICATION_KEYS as readonly string[]).includes(key))
+          fail(errors, `${path}.${key}`, 'unknown_field', `unknown notification ${key}`)
+        else if (typeof on !== 'boolean')
+          fail(errors, `${path}.${key}`, 'invalid_type', `${key} must be true or false`)
+        else result[key] = on
       }
-      changes.notificationPreferences = result
-    }
-  }
-  if (errors.length > 0) throw validationFailed(errors)
-  return changes
+      return result
+    },
+  },
+)
+
+/**
+ * What a PATCH of the account may change (JSON merge semantics: absent members stay, null
+ * clears). Unknown and read-only members are refused, never ignored.
+ */
+export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
+  name: accountText(100, false, { type: 'string', maxLength: 100 }, (name, path, errors) => {
+    const hidden = hiddenCharacter(name)
+    if (name.trim() === '') return fail(errors, path, 'required', `${path} must not be blank`)
+    if (hidden)
+      return fail(
+        errors,
+        path,
+        'invalid_characters',
+        `${path} must not contain invisible or formatting characters (found ${hidden})`,
+      )
+    return name.trim()
+  }),
+  avatar_url: accountText(2000, true, { type: 'string' }, (url, path, errors) =>
+    /^https:\/\/[^\s]+$/.test(url)
+      ? url
+      : fail(errors, path, 'invalid_url', `${path} must be an https URL`),
+  ),
+  locale: accountText(35, true, { type: 'string' }, (locale, path, errors) =>
+    LOCALE.test(locale)
+      ? locale
+      : fail(
+          errors,
+          path,
+          'invalid_locale',
+          `${path} must be a BCP 47 language tag such as en or pt-BR`,
+        ),
+  ),
+  timezone: accountText(64, true, { type: 'string' }, (timezone, path, errors) => {
+    timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
+    return timezones.has(timezone)
+      ? timezone
+      : fail(
+          errors,
+          path,
+          'invalid_timezone',
+          `${path} must be an IANA time zone such as Europe/Berlin`,
+        )
+  }),
+  bio: accountText(2000, true, { type: 'string', maxLength: 2000 }),
+  notification_preferences: notificationPreferences,
 }

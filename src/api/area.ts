@@ -1,15 +1,15 @@
-import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../app-deps.js'
+import type { Endpoint } from './framework/operation.js'
 import type { ResourceDefinition } from './framework/resource.js'
-import type { OpenApiPaths } from './openapi-paths.js'
+import type { LegacyRoutes } from './legacy-routes.js'
 
 /**
- * One part of the business API: the resources it declares, and the hand-written routes
- * beyond them (sub-resources, uploads, reports) with their OpenAPI paths.
+ * One part of the business API: the resources it declares, and the hand-written operations
+ * beyond them (sub-resources, uploads, reports), each declared with `defineEndpoint`, which
+ * documents it without the application and binds it to the application's dependencies later.
  */
 export interface ApiArea {
   readonly resources: readonly ResourceDefinition[]
-  readonly paths?: OpenApiPaths
-  /** Registers the hand-written routes inside the /api/v1 plugin (caller already identified). */
-  register?(api: FastifyInstance, deps: AppDeps): void
+  readonly endpoints?: readonly Endpoint[]
+  /** Routes not yet declared as endpoints (see legacy-routes.ts); to be removed. */
+  readonly legacy?: LegacyRoutes
 }

@@ -1,12 +1,9 @@
-import type { FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../app-deps.js'
 import { type Caller, requireScope } from '../caller.js'
 import { ProblemError } from '../problem.js'
 import type { Row } from './fields.js'
 import type { ResourceContext, ResourceDefinition } from './resource.js'
 import type { ResourceDb } from './store.js'
-
-const callerOf = (request: FastifyRequest): Caller => request.caller ?? { kind: 'anonymous' }
 
 /** The same 404 for a record that does not exist and one the caller may not see. */
 export function notFound(resource: ResourceDefinition): ProblemError {
@@ -21,12 +18,7 @@ export function notFound(resource: ResourceDefinition): ProblemError {
  * Whether the caller reads full records (the read scope) or the public projection. Without
  * a public projection the read scope is required: 401 anonymous, 403 insufficient_scope.
  */
-export function readsFull(
-  request: FastifyRequest,
-  resource: ResourceDefinition,
-  issuer: string,
-): boolean {
-  const caller = callerOf(request)
+export function readsFull(caller: Caller, resource: ResourceDefinition, issuer: string): boolean {
   if (caller.kind === 'token' && caller.scopes.has(resource.scopes.read)) return true
   if (!resource.public) requireScope(caller, resource.scopes.read, issuer)
   return false
@@ -34,23 +26,23 @@ export function readsFull(
 
 /** A write needs the write scope (403 insufficient_scope) and a role that may write (403 forbidden_role). */
 export function writerOf(
-  request: FastifyRequest,
+  caller: Caller,
   resource: ResourceDefinition,
   deps: AppDeps,
 ): ResourceContext {
   const scope = resource.scopes.write
   if (!scope) throw new Error(`${resource.collection} is read-only but declares a write`)
-  const caller = requireScope(callerOf(request), scope, deps.config.issuer)
-  if (!resource.writeRoles.includes(caller.user.role))
+  const writer = requireScope(caller, scope, deps.config.issuer)
+  if (!resource.writeRoles.includes(writer.user.role))
     throw new ProblemError(403, {
       code: 'forbidden_role',
       title: 'Forbidden',
-      detail: `the ${caller.user.role} role may not change ${resource.collection}`,
+      detail: `the ${writer.user.role} role may not change ${resource.collection}`,
     })
   return {
     deps,
     db: deps.database.db as unknown as ResourceDb,
-    caller,
+    caller: writer,
     now: deps.clock.now(),
   }
 }

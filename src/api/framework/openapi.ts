@@ -1,13 +1,9 @@
 import type { OpenApiPaths } from '../openapi-paths.js'
 import type { JsonSchema } from './fields.js'
 import { filterableOf, filterOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
+import { problemResponse as problem } from './problem-response.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
 import { membersSchema } from './structures.js'
-
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-})
 
 const pascal = (text: string) =>
   text
@@ -43,7 +39,7 @@ function withPrivateNote(schema: JsonSchema): string {
 }
 
 /** The request body of a create or a PATCH: the writable fields, nothing else. */
-function writeSchema(resource: ResourceDefinition, mode: 'create' | 'update'): JsonSchema {
+export function writeSchema(resource: ResourceDefinition, mode: 'create' | 'update'): JsonSchema {
   const writable = Object.entries(resource.fields).filter(([, f]) => !f.options.readOnly)
   const required =
     mode === 'create'

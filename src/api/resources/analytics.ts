@@ -12,6 +12,7 @@ import {
 } from '../analytics/reports.js'
 import type { ApiArea } from '../area.js'
 import { requireScope } from '../caller.js'
+import { legacyCallerOf } from '../legacy-routes.js'
 import {
   CURRENCY_RULE,
   DEFINITIONS,
@@ -33,7 +34,7 @@ const BASE = '/api/v1/analytics'
 function registerAnalyticsRoutes(api: FastifyInstance, deps: AppDeps): void {
   const db = deps.database.db
   const authorize = (request: FastifyRequest) =>
-    requireScope(request.caller ?? { kind: 'anonymous' }, SCOPE, deps.config.issuer)
+    requireScope(legacyCallerOf(request), SCOPE, deps.config.issuer)
   /** Checks the scope, then reads the school's settings and the report's query. */
   const prepare = async (
     request: FastifyRequest,
@@ -440,6 +441,5 @@ const analyticsPaths: OpenApiPaths = {
 
 export const analyticsArea: ApiArea = {
   resources: [],
-  paths: analyticsPaths,
-  register: registerAnalyticsRoutes,
+  legacy: { paths: analyticsPaths, register: registerAnalyticsRoutes },
 }

@@ -9,6 +9,5 @@ import { formSubmissions, forms } from './forms.js'
  */
 export const communityArea: ApiArea = {
   resources: [comments, forms, formSubmissions],
-  paths: formSubmissionPaths,
-  register: registerFormSubmissionRoutes,
+  legacy: { paths: formSubmissionPaths, register: registerFormSubmissionRoutes },
 }

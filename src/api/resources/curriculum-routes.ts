@@ -11,6 +11,7 @@ import { notFound, readsFull, requireOwner, writerOf } from '../framework/access
 import type { Row } from '../framework/fields.js'
 import { viewOf } from '../framework/resource.js'
 import { createResourceStore, type ResourceDb, visibilityOf } from '../framework/store.js'
+import { legacyCallerOf } from '../legacy-routes.js'
 import type { OpenApiPaths } from '../openapi-paths.js'
 import { courses } from './courses.js'
 import { lessons } from './lessons.js'
@@ -130,7 +131,7 @@ export function registerCurriculumRoutes(api: FastifyInstance, deps: AppDeps): v
   }
 
   api.get(TREE, async (request, reply) => {
-    const full = readsFull(request, sections, deps.config.issuer)
+    const full = readsFull(legacyCallerOf(request), sections, deps.config.issuer)
     const body = await treeOf(deps, await courseOf(request, full), full)
     return reply
       .header('cache-control', 'no-store')
@@ -140,7 +141,7 @@ export function registerCurriculumRoutes(api: FastifyInstance, deps: AppDeps): v
   })
 
   api.put(ORDER, async (request, reply) => {
-    const context = writerOf(request, sections, deps)
+    const context = writerOf(legacyCallerOf(request), sections, deps)
     requireJsonContent(request.headers['content-type'])
     const body = requireObject(request.body)
     const course = await courseOf(request, true)

@@ -19,6 +19,7 @@ import { withIdempotency } from '../framework/idempotency.js'
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../framework/list-params.js'
 import type { ResourceDefinition } from '../framework/resource.js'
 import { checkMembers } from '../framework/structures.js'
+import { legacyCallerOf } from '../legacy-routes.js'
 import type { OpenApiPaths } from '../openapi-paths.js'
 import { ProblemError } from '../problem.js'
 
@@ -121,7 +122,7 @@ export function registerAttendeeRoutes(
   }
 
   const reader = (request: FastifyRequest) =>
-    requireScope(request.caller ?? { kind: 'anonymous' }, events.scopes.read, issuer)
+    requireScope(legacyCallerOf(request), events.scopes.read, issuer)
 
   /**
    * Runs a change of an event's registrations alone: the seat count and the write cannot be
@@ -255,7 +256,7 @@ export function registerAttendeeRoutes(
 
   /** Adds a person by hand (a comp), or answers with their registration if they have one. */
   api.post(LIST, async (request, reply) => {
-    const context = writerOf(request, events, deps)
+    const context = writerOf(legacyCallerOf(request), events, deps)
     const event = await eventOf(request)
     // The attendees of an event are the event's: its owner rule decides who changes them.
     await requireOwner(events, context, event)
@@ -394,7 +395,7 @@ export function registerAttendeeRoutes(
 
   /** Changes an attendee's status; checking in records the time. */
   api.patch(ITEM, async (request, reply) => {
-    const context = writerOf(request, events, deps)
+    const context = writerOf(legacyCallerOf(request), events, deps)
     const event = await eventOf(request)
     await requireOwner(events, context, event)
     const attendee = await attendeeOf(request, event.id)
@@ -428,7 +429,7 @@ export function registerAttendeeRoutes(
 
   /** Removes a registration; a purchase with an order is kept (cancel it instead). */
   api.delete(ITEM, async (request, reply) => {
-    const context = writerOf(request, events, deps)
+    const context = writerOf(legacyCallerOf(request), events, deps)
     const event = await eventOf(request)
     await requireOwner(events, context, event)
     const attendee = await attendeeOf(request, event.id)

@@ -314,6 +314,8 @@ export const events = defineResource({
 
 export const eventsArea: ApiArea = {
   resources: [events],
-  paths: attendeePaths,
-  register: (api, deps) => registerAttendeeRoutes(api, deps, events),
+  legacy: {
+    paths: attendeePaths,
+    register: (api, deps) => registerAttendeeRoutes(api, deps, events),
+  },
 }

@@ -22,6 +22,7 @@ import { type Caller, requireScope } from '../caller.js'
 import { type FieldError, timestamp, validationFailed } from '../conventions.js'
 import { withIdempotency } from '../framework/idempotency.js'
 import type { ResourceDb } from '../framework/store.js'
+import { legacyCallerOf } from '../legacy-routes.js'
 import type { OpenApiPaths } from '../openapi-paths.js'
 import { ProblemError } from '../problem.js'
 import { digitalProducts } from './digital-products.js'
@@ -280,7 +281,7 @@ async function upload(request: FastifyRequest, reply: FastifyReply, deps: AppDep
 
 /** storage:write and a role that may upload. */
 function writerOf(request: FastifyRequest, deps: AppDeps): Extract<Caller, { kind: 'token' }> {
-  const caller = requireScope(request.caller ?? { kind: 'anonymous' }, SCOPE, deps.config.issuer)
+  const caller = requireScope(legacyCallerOf(request), SCOPE, deps.config.issuer)
   if (!WRITE_ROLES.includes(caller.user.role))
     throw new ProblemError(403, {
       code: 'forbidden_role',
@@ -507,4 +508,4 @@ const paths: OpenApiPaths = {
 }
 
 /** Storage (write only, DOMAIN.md §4.3.17) and the digital products built on it (§4.3.15). */
-export const storageArea: ApiArea = { resources: [digitalProducts], paths, register }
+export const storageArea: ApiArea = { resources: [digitalProducts], legacy: { paths, register } }

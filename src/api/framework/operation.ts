@@ -1,0 +1,105 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { Caller } from '../caller.js'
+import type { JsonSchema } from './fields.js'
+
+/**
+ * What an operation is called with, whatever carries it (an HTTP route, an MCP tool call, a
+ * test): who is calling and the request's parts, already separated. Nothing here is HTTP's.
+ */
+export interface OperationInput {
+  readonly caller: Caller
+  /** The path parameters (`:id` of '/api/v1/courses/:id' as `id`). */
+  readonly params: Readonly<Record<string, string>>
+  /** The query parameters, as strings (a repeated one as a list). */
+  readonly query: Readonly<Record<string, unknown>>
+  /** The parsed JSON body, raw bytes for uploads, or undefined when none was sent. */
+  readonly body?: unknown
+  /** The media type the body was sent as (a JSON write refuses anything but application/json). */
+  readonly contentType?: string
+  readonly ifMatch?: string
+  readonly ifNoneMatch?: string
+  readonly idempotencyKey?: string
+}
+
+/** What an operation answers: a status, a JSON body, and the metadata beside it. */
+export interface OperationResult {
+  readonly status: number
+  /** The JSON value answered; absent for 204. */
+  readonly body?: unknown
+  /** The body already serialised as JSON (the ETag was computed over it); wins over `body`. */
+  readonly json?: string
+  /** A strong ETag of the body. */
+  readonly etag?: string
+  /** The absolute URL of a record a create made. */
+  readonly location?: string
+  /** Further response metadata: cache-control, data-visibility, idempotent-replayed, retry-after … */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** What an operation does to the school's data (an MCP binding maps it to tool annotations). */
+export type OperationEffect = 'read' | 'write' | 'delete'
+
+/** Everything known about an operation without the application: enough to document it. */
+export interface OperationSpec {
+  /** `<collection>.<operation>`, e.g. 'courses.list', 'courses.publish'; unique in the API. */
+  readonly name: string
+  readonly method: HttpMethod
+  /** Fastify-style: '/api/v1/courses/:id'. */
+  readonly path: string
+  readonly summary: string
+  readonly description?: string
+  /** The scope a token needs; absent when none is (the API index). */
+  readonly scope?: string
+  /** Callers without the scope (anonymous included) may call it and get the public projection. */
+  readonly public?: boolean
+  readonly effect: OperationEffect
+  /**
+   * The input as one JSON Schema object: `params`, `query` and `body` members, each present
+   * when the operation takes it, for bindings that take one JSON argument (MCP tools).
+   */
+  readonly inputSchema: JsonSchema
+  /** The OpenAPI operation object of `method` under `openapiPath(path)`. */
+  readonly openapi: Readonly<Record<string, unknown>>
+}
+
+/** An operation of the API, its dependencies bound: a function from a caller and input to a result. */
+export interface ApiOperation extends OperationSpec {
+  run(input: OperationInput): Promise<OperationResult>
+}
+
+/** A hand-written operation as declared: documented without the application, bound to it later. */
+export interface Endpoint extends OperationSpec {
+  bind(deps: AppDeps): ApiOperation
+}
+
+/** The tool name another binding gives an operation: 'courses.list' → 'courses_list'. */
+export const toolNameOf = (operation: Pick<OperationSpec, 'name'>): string =>
+  operation.name.replaceAll('.', '_')
+
+/** '/api/v1/courses/:id' → '/api/v1/courses/{id}', as OpenAPI writes a path. */
+export const openapiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}')
+
+/** The names of a path's parameters, in order. */
+export const pathParams = (path: string): string[] =>
+  [...path.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
+
+/**
+ * The path with its parameters filled in (each percent-encoded), e.g. the scope of an
+ * Idempotency-Key: equal to the request path whenever the values needed no encoding.
+ */
+export const filledPath = (path: string, params: Readonly<Record<string, string>>): string =>
+  path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))
+
+/** The OpenAPI path items of operations: each operation under its path, in declaration order. */
+export function openapiPathsOf(
+  operations: readonly OperationSpec[],
+): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const operation of operations) {
+    const path = openapiPath(operation.path)
+    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: operation.openapi }
+  }
+  return paths
+}

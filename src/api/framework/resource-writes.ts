@@ -1,0 +1,116 @@
+import type { AppDeps } from '../../app-deps.js'
+import {
+  checkIfMatch,
+  type FieldError,
+  requireJsonContent,
+  requireObject,
+  validationFailed,
+} from '../conventions.js'
+import { requireOwner, writerOf } from './access.js'
+import type { OperationInput, OperationResult } from './operation.js'
+import type { Action, ResourceDefinition } from './resource.js'
+import type { ResourceRuntime } from './resource-runtime.js'
+import { checkMembers } from './structures.js'
+import { parseWrite } from './write-input.js'
+
+/**
+ * Creates a record (under its parent, when nested): 201 with Location, or 200 with the record
+ * the create would have duplicated; under an Idempotency-Key the first answer is replayed.
+ */
+export function createRecord(
+  resource: ResourceDefinition,
+  deps: AppDeps,
+  rt: ResourceRuntime,
+  path: string,
+) {
+  return async (input: OperationInput): Promise<OperationResult> => {
+    const context = writerOf(input.caller, resource, deps)
+    requireJsonContent(input.contentType)
+    const body = requireObject(input.body)
+    const owner = await rt.loadParent(input, true)
+    return rt.idempotentPost(input, path, context, async () => {
+      const values = parseWrite(resource, body, 'create')
+      const id = deps.random.id(resource.idPrefix)
+      Object.assign(values, { id, created_at: context.now, updated_at: context.now })
+      if (owner && resource.parent) values[resource.parent.column] = owner.id
+      return rt.atomically(context, async (tx, txStore) => {
+        const existing = await resource.existing?.(tx, values)
+        if (existing) return { status: 200, id: existing }
+        await resource.beforeCreate?.(tx, values)
+        if (resource.ownership.kind === 'person') resource.ownership.claim?.(tx, values)
+        await requireOwner(resource, tx, values)
+        await resource.beforeWrite?.(tx, values)
+        await rt.checkUnique(txStore, values)
+        await rt.write(() => txStore.insert(values))
+        await resource.afterWrite?.(tx, id, values)
+        return { status: 201, id }
+      })
+    })
+  }
+}
+
+/** A JSON merge PATCH of a record, under If-Match when given. */
+export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: ResourceRuntime) {
+  return async (input: OperationInput): Promise<OperationResult> => {
+    const context = writerOf(input.caller, resource, deps)
+    requireJsonContent(input.contentType)
+    const row = await rt.load(input, true)
+    checkIfMatch(input.ifMatch, rt.etagOfRow(row))
+    const values = parseWrite(resource, requireObject(input.body), 'update', row)
+    const id = row.id as string
+    await rt.atomically(context, async (tx, txStore) => {
+      // The record must be the caller's before the change, and still be theirs after it.
+      await requireOwner(resource, tx, row)
+      await requireOwner(resource, tx, { ...row, ...values })
+      await resource.beforeWrite?.(tx, values, row)
+      await rt.checkUnique(txStore, values, id)
+      await rt.write(() => txStore.update(id, { ...values, updated_at: context.now }))
+      await resource.afterWrite?.(tx, id, values, row)
+    })
+    return rt.answer(200, (await rt.findFull(id)) ?? row, true)
+  }
+}
+
+/** Deletes a record (or carries out the declared removal), under If-Match when given: 204. */
+export function deleteRecord(resource: ResourceDefinition, deps: AppDeps, rt: ResourceRuntime) {
+  return async (input: OperationInput): Promise<OperationResult> => {
+    const context = writerOf(input.caller, resource, deps)
+    const row = await rt.load(input, true)
+    checkIfMatch(input.ifMatch, rt.etagOfRow(row))
+    await rt.atomically(context, async (tx, txStore) => {
+      await requireOwner(resource, tx, row)
+      await resource.beforeDelete?.(tx, row)
+      if (resource.remove) await resource.remove(tx, row)
+      else await txStore.remove(row.id as string)
+    })
+    return { status: 204 }
+  }
+}
+
+/** A declared action on a record: its optional JSON body checked against `action.input`. */
+export function runAction(
+  resource: ResourceDefinition,
+  deps: AppDeps,
+  rt: ResourceRuntime,
+  action: Action,
+  path: string,
+) {
+  return async (input: OperationInput): Promise<OperationResult> => {
+    const context = writerOf(input.caller, resource, deps)
+    let members: Record<string, unknown> = {}
+    if (input.body !== undefined && input.body !== null) {
+      requireJsonContent(input.contentType)
+      const errors: FieldError[] = []
+      members = checkMembers(action.input ?? {}, requireObject(input.body), 'body', errors) ?? {}
+      if (errors.length > 0)
+        throw validationFailed(errors.map((e) => ({ ...e, field: e.field.replace(/^body\./, '') })))
+    }
+    const row = await rt.load(input, true)
+    checkIfMatch(input.ifMatch, rt.etagOfRow(row))
+    await requireOwner(resource, context, row)
+    return rt.idempotentPost(input, path, context, async () => ({
+      status: action.creates ? 201 : 200,
+      id: await action.run(context, row, members),
+    }))
+  }
+}

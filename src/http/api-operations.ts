@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Caller } from '../api/caller.js'
+import type { ApiOperation, OperationInput, OperationResult } from '../api/framework/operation.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, decided by the /api/v1 hook before any operation runs. */
+    caller?: Caller
+  }
+}
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** The operation's input from an HTTP request whose caller the /api/v1 hook identified. */
+export function inputOf(request: FastifyRequest): OperationInput {
+  return {
+    caller: request.caller ?? { kind: 'anonymous' },
+    params: (request.params ?? {}) as Record<string, string>,
+    query: (request.query ?? {}) as Record<string, unknown>,
+    body: request.body,
+    contentType: header(request, 'content-type'),
+    ifMatch: header(request, 'if-match'),
+    ifNoneMatch: header(request, 'if-none-match'),
+    idempotencyKey: header(request, 'idempotency-key'),
+  }
+}
+
+/** Writes an operation's result as the HTTP response (problems are thrown, not returned). */
+export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {
+  reply.code(result.status)
+  if (result.location !== undefined) reply.header('location', result.location)
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value)
+  if (result.etag !== undefined) reply.header('etag', result.etag)
+  if (result.json !== undefined)
+    return reply.type('application/json; charset=utf-8').send(result.json)
+  return reply.send(result.body)
+}
+
+/**
+ * Serves operations as routes of the /api/v1 plugin: each at its method and path, its input
+ * read from the request, its result written as the response.
+ */
+export function bindOperations(api: FastifyInstance, operations: readonly ApiOperation[]): void {
+  const names = new Set<string>()
+  for (const operation of operations) {
+    if (names.has(operation.name)) throw new Error(`two operations are named ${operation.name}`)
+    names.add(operation.name)
+    api.route({
+      method: operation.method,
+      url: operation.path,
+      handler: async (request, reply) => sendResult(reply, await operation.run(inputOf(request))),
+    })
+  }
+}
