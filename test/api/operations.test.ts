@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { accountEndpoints } from '../../src/api/account-endpoints.js'
+import type { Caller } from '../../src/api/caller.js'
+import { etagOf, etagOfJson } from '../../src/api/conventions.js'
+import type {
+  ApiOperation,
+  OperationInput,
+  OperationResult,
+} from '../../src/api/framework/operation.js'
+import { resourceOperations } from '../../src/api/framework/resource-operations.js'
+import { ProblemError } from '../../src/api/problem.js'
+import { courses } from '../../src/api/resources/courses.js'
+import { progressEndpoints } from '../../src/api/resources/progress.js'
+import type { AppDeps } from '../../src/app-deps.js'
+import { parseConfig } from '../../src/config.js'
+import { prepare } from '../../src/main.js'
+import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+
+// The framework's operations without a server: a caller and an input in, a result out.
+
+let database: TestDatabase
+let deps: AppDeps
+let operations: Map<string, ApiOperation>
+let owner: Caller
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  deps = await prepare(
+    parseConfig({
+      PORTICO_ISSUER: 'https://school.example',
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
+    }),
+  )
+  operations = new Map(
+    [
+      ...resourceOperations(courses, deps),
+      ...[...accountEndpoints, ...progressEndpoints].map((endpoint) => endpoint.bind(deps)),
+    ].map((operation) => [operation.name, operation]),
+  )
+  const user = await deps.users.insert({
+    id: 'usr_owner',
+    email: 'owner@school.example',
+    name: 'Olive Owner',
+    role: 'owner',
+    passwordHash: 'not-used',
+    now: deps.clock.now(),
+  })
+  owner = {
+    kind: 'token',
+    user,
+    clientId: 'cli_test',
+    grantId: 'grt_test',
+    scopes: new Set(['courses:read', 'courses:write', 'account:read', 'account:write']),
+  }
+})
+
+afterAll(async () => {
+  await deps?.database.close()
+  await database?.drop()
+})
+
+const run = (name: string, input: Partial<OperationInput>): Promise<OperationResult> => {
+  const operation = operations.get(name)
+  if (!operation) throw new Error(`no operation ${name}`)
+  return operation.run({ caller: { kind: 'anonymous' }, params: {}, query: {}, ...input })
+}
+const bodyOf = (result: OperationResult) =>
+  (result.json !== undefined ? JSON.parse(result.json) : result.body) as Record<string, unknown>
+const problemOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof ProblemError ? error : undefined),
+  )
+const course = {
+  title: 'Operations without a server',
+  pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
+}
+const json = 'application/json'
+
+describe('resource operations', () => {
+  it('names each operation <collection>.<operation> at its Fastify path', () => {
+    const named = [...operations.values()].filter((o) => o.name.startsWith('courses.'))
+    expect(named.map((o) => `${o.name} ${o.method} ${o.path}`)).toEqual(
+      expect.arrayContaining([
+        'courses.list GET /api/v1/courses',
+        'courses.create POST /api/v1/courses',
+        'courses.get GET /api/v1/courses/:id',
+        'courses.update PATCH /api/v1/courses/:id',
+        'courses.delete DELETE /api/v1/courses/:id',
+        'courses.publish POST /api/v1/courses/:id/publish',
+      ]),
+    )
+    const create = operations.get('courses.create')
+    expect(create?.scope).toBe('courses:write')
+    expect(create?.effect).toBe('write')
+    expect(create?.inputSchema).toMatchObject({ required: ['body'] })
+    expect(operations.get('courses.get')?.inputSchema).toMatchObject({
+      properties: { params: { required: ['id'] } },
+    })
+    expect(operations.get('courses.list')?.public).toBe(true)
+  })
+
+  it('creates, gets and lists a course as a caller: status, body, ETag, Location', async () => {
+    const created = await run('courses.create', { caller: owner, body: course, contentType: json })
+    expect(created.status).toBe(201)
+    const record = bodyOf(created)
+    expect(record).toMatchObject({ object: 'course', title: course.title, status: 'draft' })
+    expect(created.etag).toBe(etagOf(record))
+    expect(created.location).toBe(`https://school.example/api/v1/courses/${record.id}`)
+    expect(created.headers?.['data-visibility']).toBe('full')
+
+    const read = await run('courses.get', { caller: owner, params: { id: String(record.id) } })
+    expect(read.status).toBe(200)
+    expect(bodyOf(read)).toEqual(record)
+    expect(read.etag).toBe(etagOfJson(read.json ?? ''))
+    expect(read.etag).toBe(created.etag)
+
+    const listed = await run('courses.list', { caller: owner, query: { limit: '5' } })
+    expect(listed.status).toBe(200)
+    expect(bodyOf(listed)).toMatchObject({ object: 'list', total_count: 1, has_more: false })
+    expect((bodyOf(listed).data as unknown[])[0]).toEqual(record)
+  })
+
+  it('shows anonymous callers the public projection only, and a draft not at all', async () => {
+    const record = bodyOf(
+      await run('courses.create', { caller: owner, body: course, contentType: json }),
+    )
+    const id = String(record.id)
+    expect((await problemOf(run('courses.get', { params: { id } })))?.status).toBe(404)
+    await run('courses.publish', { caller: owner, params: { id } })
+    const read = await run('courses.get', { params: { id } })
+    expect(read.headers?.['data-visibility']).toBe('public')
+    expect(bodyOf(read).title).toBe(course.title)
+  })
+
+  it('refuses a stale If-Match with 412 and replays an Idempotency-Key', async () => {
+    const first = await run('courses.create', {
+      caller: owner,
+      body: course,
+      contentType: json,
+      idempotencyKey: 'k-1',
+    })
+    const again = await run('courses.create', {
+      caller: owner,
+      body: course,
+      contentType: json,
+      idempotencyKey: 'k-1',
+    })
+    expect(bodyOf(again).id).toBe(bodyOf(first).id)
+    expect(again.headers?.['idempotent-replayed']).toBe('true')
+    const id = String(bodyOf(first).id)
+    const stale = run('courses.update', {
+      caller: owner,
+      params: { id },
+      body: { title: 'Renamed' },
+      contentType: json,
+      ifMatch: '"stale"',
+    })
+    expect((await problemOf(stale))?.status).toBe(412)
+    const write = run('courses.update', { caller: owner, params: { id }, body: { title: 'x' } })
+    expect((await problemOf(write))?.status).toBe(415)
+  })
+})
+
+describe('endpoints declared with defineEndpoint', () => {
+  it('checks the scope before running: 401 anonymous, 403 without it', async () => {
+    const params = { id: 'enr_none' }
+    expect((await problemOf(run('enrollments.progress', { params })))?.status).toBe(401)
+    const progress = run('enrollments.progress', { caller: owner, params })
+    expect((await problemOf(progress))?.fields.code).toBe('insufficient_scope')
+  })
+
+  it('validates the body from the same members it documents', async () => {
+    const update = operations.get('account.update')
+    const documented = update?.openapi.requestBody as { content: Record<string, unknown> }
+    const input = update?.inputSchema.properties as Record<string, unknown> | undefined
+    expect(documented.content[json]).toEqual({ schema: input?.body })
+    const refused = await problemOf(
+      run('account.update', {
+        caller: owner,
+        body: { email: 'x@example.com', name: ' ', timezone: 'Nowhere/City' },
+        contentType: json,
+      }),
+    )
+    expect(refused?.status).toBe(422)
+    expect(refused?.fields.errors?.map((e) => `${e.field} ${e.code}`)).toEqual([
+      'email unknown_field',
+      'name required',
+      'timezone invalid_timezone',
+    ])
+    const changed = await run('account.update', {
+      caller: owner,
+      body: { name: ' Olive ', notification_preferences: { new_student: true } },
+      contentType: json,
+    })
+    expect(bodyOf(changed)).toMatchObject({
+      name: 'Olive',
+      notification_preferences: { new_student: true, new_order: true },
+    })
+    expect(changed.etag).toBe(etagOf(bodyOf(changed)))
+  })
+})
