@@ -36,6 +36,21 @@ export function buildOpenApiDocument(
             detail: { type: 'string' },
             code: { type: 'string' },
             request_id: { type: 'string' },
+            error: {
+              type: 'string',
+              description:
+                'On a refused bearer token: the RFC 6750 error code (invalid_token, insufficient_scope, invalid_request)',
+            },
+            required_scopes: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'With insufficient_scope: the scope the operation needs',
+            },
+            referenced_by: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'With conflict on a file delete: the records that use the file',
+            },
             errors: {
               type: 'array',
               items: {
