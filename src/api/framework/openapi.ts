@@ -24,7 +24,10 @@ function recordSchema(resource: ResourceDefinition): JsonSchema {
     type: 'object',
     required: ['id', 'object', 'created_at', 'updated_at'],
     properties: {
-      id: { type: 'string', pattern: `^${resource.idPrefix}_` },
+      // A singleton's id is fixed (`school`); every other id carries the prefix.
+      id: resource.singleton
+        ? { const: resource.singleton }
+        : { type: 'string', pattern: `^${resource.idPrefix}_` },
       object: { const: resource.object },
       ...Object.fromEntries(fieldSchemas),
       created_at: { type: 'string', format: 'date-time' },
