@@ -5,16 +5,22 @@ import {
   html,
   instant,
   integer,
+  type JsonSchema,
   type Row,
   reference,
   text,
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
 import { type ResourceDb, visibilityOf } from '../framework/store.js'
+import { structure } from '../framework/structures.js'
 import { notWrittenByApi } from './owners.js'
 import { posts } from './posts.js'
 
 type Eb = ExpressionBuilder<Record<string, Row>, string>
+
+/** A member the view computes from the row and what `enrich` loaded (never written). */
+const shown = (schema: JsonSchema, description: string) =>
+  structure(schema, () => undefined, { public: true, readOnly: true, description })
 
 /**
  * A published comment by a team member below the listed comment (`comments`): anywhere
@@ -217,6 +223,43 @@ export const comments = defineResource({
       filter: true,
     }),
     likes_count: integer({ public: true, readOnly: true }),
+    target: shown(
+      {
+        type: 'object',
+        required: ['type', 'id', 'title'],
+        properties: {
+          type: { enum: ['lesson', 'post'] },
+          id: { type: 'string' },
+          title: { type: ['string', 'null'] },
+        },
+      },
+      'The lesson or post commented on, with its title',
+    ),
+    author: shown(
+      {
+        type: 'object',
+        required: ['type', 'name', 'avatar_url', 'role'],
+        properties: {
+          type: { enum: ['student', 'member'] },
+          id: { type: 'string', description: 'Full view only: the stu_… or usr_… id' },
+          name: { type: ['string', 'null'] },
+          avatar_url: { type: ['string', 'null'] },
+          role: { type: ['string', 'null'], description: 'student, or the member’s team role' },
+        },
+      },
+      'Who wrote the comment, as shown beside it',
+    ),
+    replies_count: integer({
+      public: true,
+      readOnly: true,
+      description:
+        'Replies directly below it: the published ones in the public projection, all but deleted ones in the full view',
+    }),
+    has_staff_reply: boolean({
+      public: true,
+      readOnly: true,
+      description: 'A team member replied (published) in the thread, or directly below a reply',
+    }),
   },
   filters: {
     unanswered: {

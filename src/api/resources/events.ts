@@ -161,6 +161,10 @@ export const events = defineResource({
     published_at: instant({ public: true, readOnly: true, nullable: true }),
     canceled_at: instant({ readOnly: true, nullable: true }),
     cancellation_reason: text({ readOnly: true, nullable: true, max: 500 }),
+    attendees_count: integer({
+      readOnly: true,
+      description: 'Attendees not canceled (registered, checked in or no-show)',
+    }),
   },
   filters: {
     when: {

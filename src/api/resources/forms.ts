@@ -7,6 +7,7 @@ import {
   type Field,
   fail,
   instant,
+  integer,
   reference,
   stringList,
   text,
@@ -107,6 +108,7 @@ export const forms = defineResource({
       nullable: true,
       description: 'Shown to the person after a submission',
     }),
+    submissions_count: integer({ readOnly: true, description: 'Submissions received, all time' }),
   },
   async enrich(db, rows, full) {
     if (!full) return

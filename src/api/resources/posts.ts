@@ -80,10 +80,16 @@ export const posts = defineResource({
     ),
     comments_enabled: boolean({ public: true, default: true }),
     published_at: instant({ public: true, readOnly: true, nullable: true, filter: true }),
+    locked: boolean({
+      public: true,
+      readOnly: true,
+      description:
+        'The body is withheld: true in the public projection of a post for registered or paying readers (then without `body`); false otherwise',
+    }),
   },
   computed: (row, full, deps) => {
     const now = deps.clock.now()
-    if (full) return { status: statusOf(row, now) }
+    if (full) return { status: statusOf(row, now), locked: false }
     return row.access === 'public' ? { body: row.body, locked: false } : { locked: true }
   },
   async beforeCreate(context, values) {

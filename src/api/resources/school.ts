@@ -96,6 +96,11 @@ export const school = defineResource({
       },
       { public: true, nullable: true },
     ),
+    public_url: url({
+      public: true,
+      readOnly: true,
+      description: 'Where the school is served: Portico’s issuer URL',
+    }),
   },
   computed: (_row, _full, deps) => ({ public_url: deps.config.issuer }),
 })
