@@ -47,9 +47,14 @@ const productFiles = () =>
       maxItems: MAX_FILES,
       items: {
         type: 'object',
-        required: ['file_id'],
         properties: {
-          file_id: { type: 'string', description: 'A file uploaded with purpose digital_product' },
+          // Required in a write, but the public projection of a file omits it: one schema
+          // serves both, so the requirement is said in words.
+          file_id: {
+            type: 'string',
+            description:
+              'A file uploaded with purpose digital_product: required in a write; full view only in a read',
+          },
           name: { type: 'string', maxLength: 200 },
           content_type: { type: 'string', readOnly: true },
           size: { type: 'integer', readOnly: true },
