@@ -47,6 +47,55 @@ export function apiOperations(deps: AppDeps): ApiOperation[] {
   ]
 }
 
+/** What GET /api/v1 answers (indexView below). */
+const indexSchema = {
+  type: 'object',
+  required: ['object', 'school', 'caller', 'scopes', 'collections', 'documentation'],
+  properties: {
+    object: { const: 'api_index' },
+    school: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+    caller: {
+      type: 'object',
+      required: ['kind'],
+      description: 'Who is calling: anonymous, or the token’s person (team or learner) and client',
+      properties: {
+        kind: { enum: ['anonymous', 'team', 'learner'] },
+        role: { type: 'string' },
+        user_id: { type: 'string' },
+        client_id: { type: 'string' },
+      },
+    },
+    scopes: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The scopes the token holds and the person’s role allows',
+    },
+    collections: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'href', 'scopes', 'can_read', 'can_write'],
+        properties: {
+          name: { type: 'string' },
+          href: { type: 'string', format: 'uri' },
+          scopes: {
+            type: 'object',
+            properties: { read: { type: 'string' }, write: { type: 'string' } },
+          },
+          can_read: { type: 'boolean' },
+          can_write: { type: 'boolean' },
+        },
+      },
+    },
+    documentation: { type: 'string', format: 'uri', description: 'This OpenAPI document' },
+    resource_metadata: {
+      type: 'string',
+      format: 'uri',
+      description: 'The protected resource metadata (RFC 9728)',
+    },
+  },
+}
+
 function callerOf(request: FastifyRequest): Caller {
   return request.caller ?? { kind: 'anonymous' }
 }
@@ -69,7 +118,7 @@ export const apiRoutes: RouteModule = {
         responses: {
           '200': {
             description: 'The index',
-            content: { 'application/json': { schema: { type: 'object' } } },
+            content: { 'application/json': { schema: indexSchema } },
           },
           '401': problemResponse('Invalid token'),
           '429': problemResponse('Too many requests without a token from this address'),

@@ -191,9 +191,18 @@ const treeSchema = {
     course_id: { type: 'string' },
     sections: {
       type: 'array',
+      description: 'In order; in the public projection only the published sections and lessons',
       items: {
-        type: 'object',
-        properties: { lessons: { type: 'array', items: { type: 'object' } } },
+        allOf: [
+          { $ref: '#/components/schemas/Section' },
+          {
+            type: 'object',
+            required: ['lessons'],
+            properties: {
+              lessons: { type: 'array', items: { $ref: '#/components/schemas/Lesson' } },
+            },
+          },
+        ],
       },
     },
   },
