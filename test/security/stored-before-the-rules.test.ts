@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { seedDemo } from '../../src/api/seed/seed-demo.js'
+import { loadDemo } from '../../src/api/demo/demo.js'
 import { recheckStoredContent } from '../../src/api/stored-content-recheck.js'
 import { startServer } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
@@ -73,7 +73,7 @@ describe('content stored before the rules tightened is checked again at start', 
   it('changes nothing in the demo school (its content passes today’s checks)', async () => {
     const server = await startTestServer()
     try {
-      expect(await seedDemo(server.deps)).toBe(true)
+      expect(await loadDemo(server.deps)).toBe(true)
       const result = await recheckStoredContent(server.deps.database.db, Date.now())
       expect(result).toEqual({ pages: [], droppedBlocks: 0, customCssCleared: false })
     } finally {

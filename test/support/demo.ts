@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest'
-import { seedDemo } from '../../src/api/seed/seed-demo.js'
+import { loadDemo } from '../../src/api/demo/demo.js'
 import { startTestServer, type TestServer } from './server.js'
 
 /**
@@ -10,7 +10,7 @@ export function useDemoServer(): () => TestServer {
   let server: TestServer | undefined
   beforeAll(async () => {
     server = await startTestServer()
-    expect(await seedDemo(server.deps)).toBe(true)
+    expect(await loadDemo(server.deps)).toBe(true)
   })
   afterAll(async () => {
     await server?.close()

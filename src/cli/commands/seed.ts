@@ -1,5 +1,4 @@
-import { DEMO_PASSWORD, TEAM } from '../../api/seed/demo-content.js'
-import { seedDemo } from '../../api/seed/seed-demo.js'
+import { DEMO_PASSWORD, loadDemo, TEAM } from '../../api/demo/demo.js'
 import type { Config } from '../../config.js'
 import { prepare } from '../../main.js'
 import type { Args } from '../args.js'
@@ -9,7 +8,7 @@ import { quietLogger } from './quiet-logger.js'
 export async function seedDemoCommand(_args: Args, config: Config): Promise<number> {
   const deps = await prepare(config, { logger: quietLogger() })
   try {
-    const seeded = await seedDemo(deps)
+    const seeded = await loadDemo(deps)
     console.log(
       seeded
         ? 'seeded the demo school "Brightframe Photography School" (see README: Demo school)'

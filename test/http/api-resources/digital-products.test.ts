@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { digitalProducts } from '../../../src/api/resources/digital-products.js'
-import { seedStorage, tinyPdf, tinyPng } from '../../../src/api/seed/seed-storage.js'
 import { sniff } from '../../../src/storage/files/sniff.js'
+import { useDemoServer } from '../../support/demo.js'
+import { tinyPdf, tinyPng } from '../../support/files.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -317,11 +318,11 @@ describe('digital products: sales and revenue from the orders', () => {
   })
 })
 
-describe('digital products: the demo seed', () => {
+describe('digital products: the demo school', () => {
+  const demo = useDemoServer()
   it('stores real placeholder files through the file store, and the three demo products', async () => {
-    const db = server.deps.database.db
-    await db.transaction().execute((trx) => seedStorage(trx, Date.now(), server.deps))
-    const { call } = await writer()
+    const { accessToken } = await issue(demo(), { role: 'owner', scope: SCOPE })
+    const call = apiClient(demo(), accessToken)
     const pack = await readJson(await call(`${BASE}/dpr_demo_lightroom_preset_pack`))
     expect(pack).toMatchObject({ status: 'published', price: usd(2400) })
     expect(pack.files).toHaveLength(2)
@@ -340,7 +341,7 @@ describe('digital products: the demo seed', () => {
     expect(cover.status).toBe(200)
     expect(cover.headers.get('content-type')).toBe('image/png')
     // The public sees the published two, not the draft.
-    const publicIds = (await readJson(await apiClient(server)(`${BASE}?limit=100`))).data.map(
+    const publicIds = (await readJson(await apiClient(demo())(`${BASE}?limit=100`))).data.map(
       (p: Json) => p.id,
     )
     expect(publicIds).toEqual(

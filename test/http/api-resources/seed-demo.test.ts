@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { seedDemo } from '../../../src/api/seed/seed-demo.js'
+import { catalogue, createCatalogue, demoTime, loadDemo } from '../../../src/api/demo/demo.js'
 import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -9,7 +9,7 @@ const server = useDemoServer()
 
 describe('portico seed demo', () => {
   it('loads once: a second run leaves the database alone', async () => {
-    expect(await seedDemo(server().deps)).toBe(false)
+    expect(await loadDemo(server().deps)).toBe(false)
   })
 
   it('shows the public the published public catalogue, the school and its appearance', async () => {
@@ -60,5 +60,51 @@ describe('portico seed demo', () => {
       new Set(['draft', 'scheduled', 'published', 'archived']),
     )
     expect((await readJson(await server().fetch('/api/v1/lecturers'))).total_count).toBe(3)
+  })
+
+  it('created every catalogue record through the resources’ own operations', async () => {
+    // The loader goes through each resource's create operation, so loading is the check that
+    // every record passes a client's validation; here every one of them reads back.
+    const records = catalogue(server().deps, demoTime(Date.now()))
+    const collections = new Set(records.map((r) => r.collection))
+    const { accessToken } = await issue(server(), {
+      role: 'owner',
+      scope: [
+        'courses:read curriculum:read lecturers:read posts:read pages:read coupons:read',
+        'digital_products:read events:read membership_plans:read',
+      ].join(' '),
+    })
+    const call = apiClient(server(), accessToken)
+    expect(collections.size).toBe(12)
+    for (const record of records) {
+      const response = await call(`/api/v1/${record.collection}/${record.id}`)
+      expect(response.status, `${record.collection}/${record.id}`).toBe(200)
+    }
+  })
+
+  it('fails loudly when the API refuses a demo record', async () => {
+    const time = demoTime(Date.now())
+    const refused = createCatalogue(server().deps, time, [
+      {
+        collection: 'courses',
+        id: 'crs_demo_refused',
+        day: -1,
+        // A free plan that costs money: the courses resource refuses it (422).
+        body: {
+          title: 'Refused',
+          pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 100, currency: 'USD' } }],
+        },
+      },
+    ])
+    await expect(refused).rejects.toThrow(/422.*validation_failed.*pricing_plans/)
+    const taken = createCatalogue(server().deps, time, [
+      {
+        collection: 'lecturers',
+        id: 'lec_demo_again',
+        day: -1,
+        body: { name: 'Maya', slug: 'maya-chen' },
+      },
+    ])
+    await expect(taken).rejects.toThrow(/slug/)
   })
 })
