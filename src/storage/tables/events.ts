@@ -61,7 +61,7 @@ export interface EventTicketTable {
 
 /**
  * A person registered for an event. A ticket's sold count is its attendees not canceled.
- * `order_id` is set on purchases (by checkout or the commerce seed); manual ones have none.
+ * `order_id` is set on purchases (by checkout, or in the demo history); manual ones have none.
  */
 export interface EventAttendeeTable {
   id: string
