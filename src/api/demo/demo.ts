@@ -5,9 +5,9 @@ import type { Caller } from '../caller.js'
 import { RESOURCES } from '../resources/index.js'
 import type { CatalogueRecord } from './catalogue/types.js'
 import { saveDemoFiles } from './files.js'
-import { interimWriter } from './interim-writer.js'
 import { catalogue, demoDeps, loadCatalogue } from './load-catalogue.js'
 import { loadHistory, loadTeam } from './load-history.js'
+import { operationsWriter } from './operations-writer.js'
 import { type DemoTime, demoTime } from './when.js'
 
 export { DEMO_PASSWORD, TEAM } from './history/people.js'
@@ -36,7 +36,7 @@ export async function createCatalogue(
     scopes: WRITE_SCOPES,
   }
   const run = demoDeps(deps, time)
-  await loadCatalogue(interimWriter(run.deps, caller), run, records)
+  await loadCatalogue(operationsWriter(run.deps, caller), run, records)
 }
 
 /**

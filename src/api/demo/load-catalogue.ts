@@ -85,7 +85,7 @@ export async function loadCatalogue(
   run: ReturnType<typeof demoDeps>,
   records: readonly CatalogueRecord[],
 ): Promise<void> {
-  run.next(-400)
+  run.next(0)
   await writer.update(byCollection('school'), 'school', SCHOOL)
   await writer.update(byCollection('appearance'), 'appearance', APPEARANCE)
   for (const record of records) {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { hashPassword } from '../../platform/passwords.js'
-import type { Db, UserTable, UserTeamColumns } from '../../storage/schema.js'
+import type { Db } from '../../storage/schema.js'
+import type { UserTable, UserTeamColumns } from '../../storage/tables/oauth.js'
 import { THREADS } from './history/comments.js'
 import { ATTENDEES } from './history/events.js'
 import { CAMPAIGNS, FORMS, SUBMISSIONS } from './history/forms.js'

@@ -1,4 +1,4 @@
-import type { EnrollmentTable } from '../../../storage/schema.js'
+import type { EnrollmentTable } from '../../../storage/tables/school.js'
 
 /**
  * An enrollment (enr_demo_…): student number, course, pricing plan, status, how it came

@@ -1,4 +1,5 @@
-import type { StudentTable, UserTable, UserTeamColumns } from '../../../storage/schema.js'
+import type { UserTable, UserTeamColumns } from '../../../storage/tables/oauth.js'
+import type { StudentTable } from '../../../storage/tables/school.js'
 
 /** Every demo account's password (README: Demo school). Demo only. */
 export const DEMO_PASSWORD = 'brightframe-demo-password'
