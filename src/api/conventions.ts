@@ -85,3 +85,8 @@ export function requireObject(body: unknown): Record<string, unknown> {
   }
   return body as Record<string, unknown>
 }
+
+/** 413: a body larger than the operation takes; `detail` names the limit. */
+export function payloadTooLarge(detail: string): ProblemError {
+  return new ProblemError(413, { code: 'payload_too_large', title: 'Content Too Large', detail })
+}

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../api/caller.js'
 import type { ApiOperation, OperationInput, OperationResult } from '../api/framework/operation.js'
+import { parseStrictJson } from './json-body.js'
+import { bindRawOperations } from './raw-bodies.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,17 +43,31 @@ export function sendResult(reply: FastifyReply, result: OperationResult): Fastif
 
 /**
  * Serves operations as routes of the /api/v1 plugin: each at its method and path, its input
- * read from the request, its result written as the response.
+ * read from the request, its result written as the response. Operations taking a raw body
+ * (`bodyLimit`) are served by {@link bindRawOperations}, with the bytes as their body.
  */
 export function bindOperations(api: FastifyInstance, operations: readonly ApiOperation[]): void {
+  // An empty body is no body (RFC 9110 §8.6), whatever its Content-Type says: a DELETE sent
+  // with `content-type: application/json` and nothing else is not malformed JSON.
+  api.removeContentTypeParser('application/json')
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, body === '' ? undefined : parseStrictJson(body as string))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
   const names = new Set<string>()
   for (const operation of operations) {
     if (names.has(operation.name)) throw new Error(`two operations are named ${operation.name}`)
     names.add(operation.name)
+    if (operation.bodyLimit) continue
     api.route({
       method: operation.method,
       url: operation.path,
       handler: async (request, reply) => sendResult(reply, await operation.run(inputOf(request))),
     })
   }
+  const raw = operations.filter((operation) => operation.bodyLimit)
+  if (raw.length > 0) bindRawOperations(api, raw)
 }

@@ -3,13 +3,17 @@ import { type Caller, requireScope } from '../caller.js'
 import {
   etagOf,
   type FieldError,
+  payloadTooLarge,
   requireJsonContent,
   requireObject,
-  validationFailed,
 } from '../conventions.js'
-import { type Field, fail, type JsonSchema } from './fields.js'
+import { ProblemError } from '../problem.js'
+import { checkQuery, type QueryMember, type QueryRules, throwIfAny } from './endpoint-query.js'
+import type { Field, JsonSchema, Row } from './fields.js'
 import { inputSchemaOf } from './input-schema.js'
 import {
+  type ApiOperation,
+  type BodyLimit,
   type Endpoint,
   type HttpMethod,
   type OperationEffect,
@@ -34,6 +38,8 @@ export interface EndpointContext<C extends Caller = TokenCaller> {
   readonly query: Readonly<Record<string, unknown>>
   /** The `body` members, parsed (an empty object when an optional body was not sent). */
   readonly body: Readonly<Record<string, unknown>>
+  /** The raw body's bytes, within the limit (endpoints declaring `rawBody`; else empty). */
+  readonly bytes: Buffer
   /** The input as the binding gave it (If-Match, Idempotency-Key, the raw body …). */
   readonly input: OperationInput
   readonly now: number
@@ -47,7 +53,26 @@ export interface EndpointOutput {
   readonly schema?: JsonSchema
   /** Documents the ETag header the answer carries. */
   readonly etag?: boolean
+  /** Documents the Location header the answer carries (a create). */
+  readonly location?: boolean
 }
+
+/**
+ * A raw (non-JSON) body: a file as sent, or a form the run parses itself. The binding reads
+ * at most `limit` bytes (413 beyond) and hands them over; the run checks the media type.
+ */
+export interface RawBody<C extends Caller = TokenCaller> {
+  /** The media types documented, each with its schema (a file: {@link BINARY}). */
+  readonly mediaTypes: Readonly<Record<string, JsonSchema>>
+  /**
+   * The most bytes taken, decided from the checked input before the body is read (the
+   * purpose in the query …); throws the problem a request refused up front gets.
+   */
+  limit(context: Omit<EndpointContext<C>, 'body' | 'bytes'>): BodyLimit
+}
+
+/** The schema of a raw file body. */
+export const BINARY: JsonSchema = { type: 'string', format: 'binary' }
 
 interface EndpointCommon {
   /** `<collection>.<operation>`, e.g. 'enrollments.progress'; the MCP tool name replaces '.'. */
@@ -64,14 +89,21 @@ interface EndpointCommon {
   readonly effect?: OperationEffect
   /** Path parameters with their own checks; undeclared ones are plain strings. */
   readonly params?: Members
-  readonly query?: Members
+  readonly query?: Readonly<Record<string, QueryMember>>
+  /** How a bad query is answered (default: 422, unknown parameters refused). */
+  readonly queryRules?: QueryRules
   /** The JSON object body's members; absent when the operation takes no body. */
   readonly body?: Members
+  /** What the JSON body's schema says beyond its members (e.g. which of them go together). */
+  readonly bodyDescription?: string
   /** Whether a body must be sent (default true when `body` is declared). */
   readonly bodyRequired?: boolean
   /** Documents the If-Match header (the run checks it against the current ETag). */
   readonly ifMatch?: boolean
-  readonly output: EndpointOutput
+  /** Documents the Idempotency-Key header (the run passes it to `withIdempotency`). */
+  readonly idempotent?: boolean
+  /** The success response, or each of them (a create answering 200 for a known record). */
+  readonly output: EndpointOutput | readonly EndpointOutput[]
   /** Problem statuses the operation answers, and what each means here. */
   readonly problems: Readonly<Record<string, string>>
 }
@@ -80,6 +112,7 @@ interface EndpointCommon {
 export interface ScopedEndpoint extends EndpointCommon {
   readonly scope: string
   readonly public?: false
+  readonly rawBody?: RawBody<TokenCaller>
   run(context: EndpointContext<TokenCaller>): Promise<OperationResult>
 }
 
@@ -88,6 +121,7 @@ export interface PublicEndpoint extends EndpointCommon {
   /** The scope that shows more than the public answer, for the document. */
   readonly scope?: string
   readonly public: true
+  readonly rawBody?: RawBody<Caller>
   run(context: EndpointContext<Caller>): Promise<OperationResult>
 }
 
@@ -112,40 +146,31 @@ export function jsonAnswer(
   }
 }
 
-/** Field errors of a part of the input, named without the part (`body.name` → `name`). */
-function throwIfAny(errors: readonly FieldError[], part: string): void {
-  if (errors.length === 0) return
-  const prefix = `${part}.`
-  const strip = (text: string) => (text.startsWith(prefix) ? text.slice(prefix.length) : text)
-  throw validationFailed(
-    errors.map((e) => ({ ...e, field: strip(e.field), message: strip(e.message) })),
-  )
+/** The OpenAPI response of a success output. */
+function responseOf({ description, schema, etag, location }: EndpointOutput) {
+  const headers = {
+    ...(etag && { ETag: { schema: { type: 'string' } } }),
+    ...(location && { Location: { schema: { type: 'string' } } }),
+  }
+  return {
+    description,
+    ...(Object.keys(headers).length > 0 && { headers }),
+    ...(schema && { content: { 'application/json': { schema } } }),
+  }
 }
 
-/** Query members from strings (HTTP) or JSON values (other bindings). */
-function checkQuery(members: Members, query: Readonly<Record<string, unknown>>): Row {
-  const errors: FieldError[] = []
-  const out: Row = {}
-  for (const [key, raw] of Object.entries(query)) {
-    const member = members[key]
-    if (!member) {
-      fail(errors, key, 'unknown_parameter', `${key} is not a parameter of this operation`)
-      continue
-    }
-    const value = typeof raw === 'string' ? member.parseQuery(raw) : member.parse(raw, key, errors)
-    if (value === undefined && typeof raw === 'string')
-      fail(errors, key, 'invalid_value', `${key} is not a valid value`)
-    else if (value !== undefined) out[key] = value
-  }
-  for (const [key, member] of Object.entries(members)) {
-    if (key in out || errors.some((e) => e.field === key)) continue
-    if (member.options.required) fail(errors, key, 'required', `${key} is required`)
-    else if (member.options.default !== undefined) out[key] = member.options.default
-  }
-  throwIfAny(errors, 'query')
-  return out
+/** The raw body as bytes within the limit: 400 when none were handed over, 413 beyond it. */
+function bytesOf(body: unknown, limit: BodyLimit): Buffer {
+  if (body === undefined || body === null) return Buffer.alloc(0)
+  if (!(body instanceof Uint8Array))
+    throw new ProblemError(400, {
+      code: 'invalid_request',
+      title: 'Bad Request',
+      detail: 'the body of this operation is raw bytes, not JSON',
+    })
+  if (body.length > limit.maxBytes) throw payloadTooLarge(limit.detail)
+  return Buffer.isBuffer(body) ? body : Buffer.from(body)
 }
-type Row = Record<string, unknown>
 
 /**
  * Declares a hand-written operation from its input and output shapes: the same members
@@ -155,6 +180,12 @@ type Row = Record<string, unknown>
 export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): Endpoint {
   const d = declaration
   const names = pathParams(d.path)
+  const header = (name: string) => ({
+    name,
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+  })
   const parameters: Array<Record<string, unknown>> = [
     ...names.map((name) => ({
       name,
@@ -164,21 +195,33 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     })),
     ...Object.entries(d.query ?? {}).map(([name, member]) => {
       const { description, ...schema } = member.schema()
+      const { required } = member.options
       return {
         name,
         in: 'query',
-        ...(member.options.required && { required: true }),
-        schema,
+        ...(required !== undefined && { required }),
         ...(description !== undefined && { description }),
+        schema,
       }
     }),
-    ...(d.ifMatch
-      ? [{ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } }]
-      : []),
+    ...(d.ifMatch ? [header('If-Match')] : []),
+    ...(d.idempotent ? [header('Idempotency-Key')] : []),
   ]
   const bodyRequired = d.body !== undefined && d.bodyRequired !== false
-  const bodySchema = d.body && membersSchema(d.body)
-  const { status = 200, description, schema, etag } = d.output
+  const members = d.body && membersSchema(d.body)
+  const bodySchema =
+    members && d.bodyDescription !== undefined
+      ? (({ type, additionalProperties, ...rest }) => ({
+          type,
+          additionalProperties,
+          description: d.bodyDescription,
+          ...rest,
+        }))(members)
+      : members
+  const content = d.rawBody
+    ? Object.fromEntries(Object.entries(d.rawBody.mediaTypes).map(([t, schema]) => [t, { schema }]))
+    : bodySchema && { 'application/json': { schema: bodySchema } }
+  const outputs = Array.isArray(d.output) ? d.output : [d.output as EndpointOutput]
   const security = d.public
     ? [{}, ...(d.scope !== undefined ? [{ oauth2: [d.scope] }] : [])]
     : [{ oauth2: [d.scope] }]
@@ -189,18 +232,9 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     tags: d.tags,
     security,
     ...(parameters.length > 0 && { parameters }),
-    ...(bodySchema && {
-      requestBody: {
-        required: bodyRequired,
-        content: { 'application/json': { schema: bodySchema } },
-      },
-    }),
+    ...(content && { requestBody: { required: d.rawBody ? true : bodyRequired, content } }),
     responses: {
-      [String(status)]: {
-        description,
-        ...(etag && { headers: { ETag: { schema: { type: 'string' } } } }),
-        ...(schema && { content: { 'application/json': { schema } } }),
-      },
+      ...Object.fromEntries(outputs.map((o) => [String(o.status ?? 200), responseOf(o)])),
       ...problemResponses(d.problems),
     },
   }
@@ -227,7 +261,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     for (const [name, member] of Object.entries(d.params ?? {}))
       member.parse(input.params[name], `params.${name}`, errors)
     throwIfAny(errors, 'params')
-    const query = d.query ? checkQuery(d.query, input.query) : {}
+    const query = d.query ? checkQuery(d.query, input.query, d.queryRules) : {}
     let body: Row = {}
     if (d.body && (bodyRequired || (input.body !== undefined && input.body !== null))) {
       requireJsonContent(input.contentType)
@@ -237,20 +271,34 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     return { params, query, body }
   }
 
+  /** The operation for callers as `callerOf` admits them (the scope check, or anyone). */
+  function bound<C extends Caller>(
+    deps: AppDeps,
+    callerOf: (input: OperationInput) => C,
+    raw: RawBody<C> | undefined,
+    run: (context: EndpointContext<C>) => Promise<OperationResult>,
+  ): ApiOperation {
+    const prepared = (input: OperationInput) => {
+      const caller = callerOf(input)
+      return { deps, caller, input, now: deps.clock.now(), ...checkInput(input) }
+    }
+    return {
+      ...spec,
+      async run(input) {
+        const context = prepared(input)
+        const bytes = raw ? bytesOf(input.body, raw.limit(context)) : Buffer.alloc(0)
+        return run({ ...context, bytes })
+      },
+      ...(raw && { bodyLimit: (input: OperationInput) => raw.limit(prepared(input)) }),
+    }
+  }
+
   return {
     ...spec,
     bind(deps: AppDeps) {
       const { issuer } = deps.config
-      return {
-        ...spec,
-        async run(input: OperationInput): Promise<OperationResult> {
-          const now = deps.clock.now()
-          if (d.public)
-            return d.run({ deps, caller: input.caller, input, now, ...checkInput(input) })
-          const caller = requireScope(input.caller, d.scope, issuer)
-          return d.run({ deps, caller, input, now, ...checkInput(input) })
-        },
-      }
+      if (d.public) return bound(deps, (input) => input.caller, d.rawBody, d.run)
+      return bound(deps, (input) => requireScope(input.caller, d.scope, issuer), d.rawBody, d.run)
     },
   }
 }

@@ -16,6 +16,8 @@ export interface OperationInput {
   readonly body?: unknown
   /** The media type the body was sent as (a JSON write refuses anything but application/json). */
   readonly contentType?: string
+  /** The name a raw body was sent under (over HTTP: a Content-Disposition request header). */
+  readonly filename?: string
   readonly ifMatch?: string
   readonly ifNoneMatch?: string
   readonly idempotencyKey?: string
@@ -64,9 +66,23 @@ export interface OperationSpec {
   readonly openapi: Readonly<Record<string, unknown>>
 }
 
+/** How much of a raw body an operation takes, and what a larger one is told (413). */
+export interface BodyLimit {
+  readonly maxBytes: number
+  /** The problem detail beyond the limit, e.g. 'files for avatar may be at most 2097152 bytes'. */
+  readonly detail: string
+}
+
 /** An operation of the API, its dependencies bound: a function from a caller and input to a result. */
 export interface ApiOperation extends OperationSpec {
   run(input: OperationInput): Promise<OperationResult>
+  /**
+   * Present when the operation takes a raw (non-JSON) body: checks everything but the body
+   * (caller, path, query, media type), throwing the problem a refused request gets, and
+   * answers how many bytes the body may have, before any is read. A binding reads at most
+   * that many (413 beyond) and passes them to `run` as `body`, a Buffer.
+   */
+  bodyLimit?(input: OperationInput): BodyLimit
 }
 
 /** A hand-written operation as declared: documented without the application, bound to it later. */
