@@ -1,4 +1,5 @@
 import type { ApiArea } from '../area.js'
+import { storageArea } from '../files/storage-area.js'
 import type { ResourceDefinition } from '../framework/resource.js'
 import { analyticsArea } from './analytics.js'
 import { appearance } from './appearance.js'
@@ -16,7 +17,6 @@ import { pages } from './pages.js'
 import { posts } from './posts.js'
 import { school } from './school.js'
 import { sections } from './sections.js'
-import { storageArea } from './storage.js'
 import { students } from './students.js'
 
 /** The parts of the API beyond the first resources, each with its own routes. */
