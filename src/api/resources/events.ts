@@ -1,6 +1,7 @@
 import { type SqlBool, sql } from 'kysely'
 import type { ApiArea } from '../area.js'
 import { conflict, type FieldError, validationFailed } from '../conventions.js'
+import { attendeeEndpoints } from '../events/attendee-endpoints.js'
 import {
   boolean,
   enumeration,
@@ -16,7 +17,6 @@ import {
 } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { object } from '../framework/structures.js'
-import { attendeePaths, registerAttendeeRoutes } from './event-attendees.js'
 import { checkTickets, enrichEvents, syncTickets, ticketsField } from './event-tickets.js'
 import { checkLecturerIds, hostedBy, lecturerIdsField, profilesOf } from './owners.js'
 import { SLUG, uniqueSlug } from './slugs.js'
@@ -318,8 +318,5 @@ export const events = defineResource({
 
 export const eventsArea: ApiArea = {
   resources: [events],
-  legacy: {
-    paths: attendeePaths,
-    register: (api, deps) => registerAttendeeRoutes(api, deps, events),
-  },
+  endpoints: attendeeEndpoints(events),
 }
