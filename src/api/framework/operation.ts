@@ -21,6 +21,12 @@ export interface OperationInput {
   readonly ifMatch?: string
   readonly ifNoneMatch?: string
   readonly idempotencyKey?: string
+  /**
+   * Validate and carry out the write inside its transaction, then roll it back: the result
+   * says what would have been (the record after the change, or the one a delete would
+   * remove), nothing is kept. Only operations whose spec says `dryRun` honour it.
+   */
+  readonly dryRun?: boolean
 }
 
 /** What an operation answers: a status, a JSON body, and the metadata beside it. */
@@ -57,6 +63,10 @@ export interface OperationSpec {
   /** Callers without the scope (anonymous included) may call it and get the public projection. */
   readonly public?: boolean
   readonly effect: OperationEffect
+  /** Whether `run` honours `input.dryRun` (a write rehearsed in a rolled-back transaction). */
+  readonly dryRun?: boolean
+  /** The roles that may call it at all, when fewer than the scope's (a resource's writeRoles). */
+  readonly roles?: readonly string[]
   /**
    * The input as one JSON Schema object: `params`, `query` and `body` members, each present
    * when the operation takes it, for bindings that take one JSON argument (MCP tools).

@@ -66,6 +66,7 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
       ...(scope !== undefined && { scope }),
       ...(effect === 'read' && resource.public && { public: true }),
       effect,
+      ...(effect !== 'read' && { dryRun: true, roles: resource.writeRoles }),
       inputSchema: inputSchemaOf(
         (openapi.parameters as unknown[] | undefined) ?? [],
         body && { schema: body, required: requestBody?.required === true },

@@ -15,6 +15,14 @@ function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
+/** Thrown inside a dry run's transaction to roll it back; carries what would have been. */
+class DryRunRollback {
+  readonly result: OperationResult
+  constructor(result: OperationResult) {
+    this.result = result
+  }
+}
+
 /** What every operation of one resource shares, its dependencies bound. */
 export type ResourceRuntime = ReturnType<typeof resourceRuntime>
 
@@ -123,6 +131,50 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
       .execute((trx) => fn({ ...context, db: trx }, createResourceStore(trx, resource)))
   }
 
+  /**
+   * A dry run: the same write and hooks in one transaction, then `preview` reads inside it
+   * what would have been, and the transaction is rolled back. Nothing is kept.
+   */
+  async function rehearse<T>(
+    context: ResourceContext,
+    fn: (tx: ResourceContext, txStore: ResourceStore) => Promise<T>,
+    preview: (tx: ResourceContext, txStore: ResourceStore, value: T) => Promise<OperationResult>,
+  ): Promise<OperationResult> {
+    try {
+      await db.transaction().execute(async (trx) => {
+        const tx: ResourceContext = { ...context, db: trx, dryRun: true }
+        const txStore = createResourceStore(trx, resource)
+        throw new DryRunRollback(await preview(tx, txStore, await fn(tx, txStore)))
+      })
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result
+      throw error
+    }
+    throw new Error('a dry run ended without rolling back')
+  }
+
+  /** A dry run's answer: the record `id` as it is inside the transaction, full view. */
+  async function previewOf(
+    status: number,
+    tx: ResourceContext,
+    txStore: ResourceStore,
+    id: string,
+  ): Promise<OperationResult> {
+    const row = await txStore.find(id)
+    if (!row) throw notFound(resource)
+    if (resource.enrich) await resource.enrich(tx.db, [row], true, deps.clock.now())
+    return dryRunAnswer(status, row)
+  }
+
+  /** What a dry run answers: the record's full view, marked as not written. */
+  function dryRunAnswer(status: number, row: Row): OperationResult {
+    return {
+      status,
+      body: viewOf(resource, row, true, deps),
+      headers: { 'cache-control': 'no-store', 'data-visibility': 'full', 'dry-run': 'true' },
+    }
+  }
+
   /** A write that a unique index refused after the check (a race) answers 409. */
   async function write(fn: () => Promise<void>): Promise<void> {
     try {
@@ -188,6 +240,9 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
     answer,
     checkUnique,
     atomically,
+    rehearse,
+    previewOf,
+    dryRunAnswer,
     write,
     idempotentPost,
   }

@@ -8,8 +8,9 @@ import {
 } from '../conventions.js'
 import { requireOwner, writerOf } from './access.js'
 import type { OperationInput, OperationResult } from './operation.js'
-import type { Action, ResourceDefinition } from './resource.js'
+import type { Action, ResourceContext, ResourceDefinition } from './resource.js'
 import type { ResourceRuntime } from './resource-runtime.js'
+import type { ResourceStore } from './store.js'
 import { checkMembers } from './structures.js'
 import { parseWrite } from './write-input.js'
 
@@ -28,12 +29,12 @@ export function createRecord(
     requireJsonContent(input.contentType)
     const body = requireObject(input.body)
     const owner = await rt.loadParent(input, true)
-    return rt.idempotentPost(input, path, context, async () => {
+    const make = () => {
       const values = parseWrite(resource, body, 'create')
       const id = deps.random.id(resource.idPrefix)
       Object.assign(values, { id, created_at: context.now, updated_at: context.now })
       if (owner && resource.parent) values[resource.parent.column] = owner.id
-      return rt.atomically(context, async (tx, txStore) => {
+      return async (tx: ResourceContext, txStore: ResourceStore) => {
         const existing = await resource.existing?.(tx, values)
         if (existing) return { status: 200, id: existing }
         await resource.beforeCreate?.(tx, values)
@@ -44,8 +45,13 @@ export function createRecord(
         await rt.write(() => txStore.insert(values))
         await resource.afterWrite?.(tx, id, values)
         return { status: 201, id }
-      })
-    })
+      }
+    }
+    if (input.dryRun)
+      return rt.rehearse(context, make(), (tx, txStore, { status, id }) =>
+        rt.previewOf(status, tx, txStore, id),
+      )
+    return rt.idempotentPost(input, path, context, () => rt.atomically(context, make()))
   }
 }
 
@@ -58,7 +64,7 @@ export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     const values = parseWrite(resource, requireObject(input.body), 'update', row)
     const id = row.id as string
-    await rt.atomically(context, async (tx, txStore) => {
+    const change = async (tx: ResourceContext, txStore: ResourceStore) => {
       // The record must be the caller's before the change, and still be theirs after it.
       await requireOwner(resource, tx, row)
       await requireOwner(resource, tx, { ...row, ...values })
@@ -66,7 +72,10 @@ export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
       await rt.checkUnique(txStore, values, id)
       await rt.write(() => txStore.update(id, { ...values, updated_at: context.now }))
       await resource.afterWrite?.(tx, id, values, row)
-    })
+    }
+    if (input.dryRun)
+      return rt.rehearse(context, change, (tx, txStore) => rt.previewOf(200, tx, txStore, id))
+    await rt.atomically(context, change)
     return rt.answer(200, (await rt.findFull(id)) ?? row, true)
   }
 }
@@ -77,12 +86,15 @@ export function deleteRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
     const context = writerOf(input.caller, resource, deps)
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
-    await rt.atomically(context, async (tx, txStore) => {
+    const remove = async (tx: ResourceContext, txStore: ResourceStore) => {
       await requireOwner(resource, tx, row)
       await resource.beforeDelete?.(tx, row)
       if (resource.remove) await resource.remove(tx, row)
       else await txStore.remove(row.id as string)
-    })
+    }
+    // A dry run answers the record the delete would remove.
+    if (input.dryRun) return rt.rehearse(context, remove, async () => rt.dryRunAnswer(200, row))
+    await rt.atomically(context, remove)
     return { status: 204 }
   }
 }
@@ -108,8 +120,15 @@ export function runAction(
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     await requireOwner(resource, context, row)
+    const status = action.creates ? 201 : 200
+    if (input.dryRun)
+      return rt.rehearse(
+        context,
+        (tx) => action.run(tx, row, members),
+        (tx, txStore, id) => rt.previewOf(status, tx, txStore, id),
+      )
     return rt.idempotentPost(input, path, context, async () => ({
-      status: action.creates ? 201 : 200,
+      status,
       id: await action.run(context, row, members),
     }))
   }

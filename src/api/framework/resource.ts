@@ -56,6 +56,8 @@ export interface ResourceContext {
   readonly db: ResourceDb
   readonly caller: Extract<Caller, { kind: 'token' }>
   readonly now: number
+  /** A dry run: the transaction will be rolled back, so act on nothing outside it (no mail, no log of a change). */
+  readonly dryRun?: boolean
 }
 
 /** A state change or other operation beyond CRUD, served as `POST {path}/{id}/{name}`. */

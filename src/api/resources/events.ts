@@ -293,7 +293,7 @@ export const events = defineResource({
           cancellation_reason: (input.reason as string | null | undefined) ?? null,
           registration_open: 0,
         })
-        if (input.notify !== false)
+        if (input.notify !== false && !context.dryRun)
           context.deps.logger.info(
             { event_id: id, attendees: await registeredCount(context, id) },
             'event canceled: attendees to notify',
