@@ -15,17 +15,27 @@ export type Caller =
       readonly scopes: ReadonlySet<string>
     }
 
+/** A protected resource other than the API (the MCP endpoint): its identifier and metadata. */
+export interface ProtectedResource {
+  /** The audience its tokens carry (RFC 8707). */
+  readonly identifier: string
+  /** Its protected resource metadata URL, named in challenges (RFC 9728 §5.1). */
+  readonly metadata: string
+}
+
 /**
  * Decides who is calling from the Authorization header alone. No header: anonymous. A
  * malformed, unknown, expired, revoked or foreign-audience token: 401 `invalid_token`,
- * never a downgrade to anonymous.
+ * never a downgrade to anonymous. The audience is the API (the issuer) unless `resource`
+ * names another of Portico's protected resources.
  */
 export async function identifyCaller(
   authorization: string | undefined,
   deps: BearerDeps,
   issuer: string,
+  resource?: ProtectedResource,
 ): Promise<Caller> {
-  const check = await checkBearer(deps, authorization, issuer)
+  const check = await checkBearer(deps, authorization, resource?.identifier ?? issuer)
   if (check.status === 'anonymous') return { kind: 'anonymous' }
   if (check.status === 'invalid') {
     throw new ProblemError(
@@ -40,6 +50,7 @@ export async function identifyCaller(
         'www-authenticate': bearerChallenge(issuer, {
           error: 'invalid_token',
           description: check.description,
+          ...(resource && { resourceMetadata: resource.metadata }),
         }),
       },
     )

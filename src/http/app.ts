@@ -18,6 +18,7 @@ import { filesRoutes } from './files-routes.js'
 import { healthRoutes } from './health-routes.js'
 import { parseStrictJson } from './json-body.js'
 import { loginRoutes } from './login-routes.js'
+import { mcpRoutes } from './mcp-routes.js'
 import { openapiRoutes } from './openapi-routes.js'
 import { normalisePath } from './path-normalisation.js'
 import { parseForm } from './raw-form.js'
@@ -37,6 +38,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   accountRoutes,
   apiRoutes,
   filesRoutes,
+  mcpRoutes,
   tokenRoutes,
   userinfoRoutes,
   revocationRoutes,

@@ -70,6 +70,8 @@ export interface Challenge {
   readonly description?: string
   /** Space-separated scopes the request needs, with `insufficient_scope`. */
   readonly scope?: string
+  /** The protected resource metadata to point at, when not the API's (the MCP endpoint's). */
+  readonly resourceMetadata?: string
 }
 
 /**
@@ -84,7 +86,7 @@ export function bearerChallenge(issuer: string, challenge: Challenge = {}): stri
   if (challenge.error) params.push(['error', challenge.error])
   if (challenge.description) params.push(['error_description', challenge.description])
   if (challenge.scope) params.push(['scope', challenge.scope])
-  params.push(['resource_metadata', resourceMetadataUrl(issuer)])
+  params.push(['resource_metadata', challenge.resourceMetadata ?? resourceMetadataUrl(issuer)])
   return `Bearer ${params.map(([name, value]) => `${name}="${quotable(value)}"`).join(', ')}`
 }
 

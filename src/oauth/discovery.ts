@@ -103,3 +103,19 @@ export function protectedResourceMetadata(issuer: string): Record<string, unknow
     resource_documentation: `${issuer}/docs`,
   }
 }
+
+/**
+ * Protected resource metadata (RFC 9728 §2) of the MCP endpoint, served at
+ * `/.well-known/oauth-protected-resource/mcp` as RFC 9728 §3.1 derives it from the
+ * identifier `<issuer>/mcp`. Tokens for it are asked with `resource=<issuer>/mcp`.
+ */
+export function mcpProtectedResourceMetadata(issuer: string): Record<string, unknown> {
+  return {
+    resource: `${issuer}/mcp`,
+    authorization_servers: [issuer],
+    scopes_supported: ALL_SCOPES,
+    bearer_methods_supported: ['header'],
+    resource_name: 'Portico school (MCP)',
+    resource_documentation: `${issuer}/docs`,
+  }
+}

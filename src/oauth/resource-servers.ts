@@ -3,6 +3,7 @@ import { digest } from '../platform/crypto.js'
 import type { Random } from '../platform/random.js'
 import type { ResourceServer, ResourceServerStore } from '../storage/resource-servers.js'
 import { OAuthError } from './errors.js'
+import { mcpResourceOf } from './resource.js'
 
 /**
  * Registers another API behind Portico: its identifier becomes a valid RFC 8707 `resource`,
@@ -34,6 +35,8 @@ export async function addResourceServer(
   }
   if (identifier === deps.issuer)
     throw new OAuthError('invalid_request', 'that identifier is Portico’s own API')
+  if (identifier === mcpResourceOf(deps.issuer))
+    throw new OAuthError('invalid_request', 'that identifier is Portico’s own MCP endpoint')
   const name = input.name.trim()
   if (name === '' || name.length > 100)
     throw new OAuthError('invalid_request', 'the name must be 1-100 characters')

@@ -1,0 +1,231 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { identifyCaller, type ProtectedResource } from '../api/caller.js'
+import { ProblemError } from '../api/problem.js'
+import { createMcpServer } from '../mcp/server.js'
+import { missingScopes } from '../mcp/step-up.js'
+import { type SchoolTool, schoolTools } from '../mcp/tools.js'
+import { bearerChallenge } from '../oauth/bearer.js'
+import { mcpProtectedResourceMetadata } from '../oauth/discovery.js'
+import { mcpResourceOf } from '../oauth/resource.js'
+import { RESOURCE_SCOPES } from '../oauth/scopes.js'
+import { apiOperations } from './api-routes.js'
+import type { RouteModule } from './deps.js'
+import { parseStrictJson } from './json-body.js'
+
+export const MCP_PATH = '/mcp'
+export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp'
+
+/**
+ * The scopes the 401 challenge asks for: what a typical agent needs to look around the
+ * school (every read scope); writes are asked for when a tool needs them (step-up).
+ */
+export const MCP_CHALLENGE_SCOPES = RESOURCE_SCOPES.filter((s) => s.endsWith(':read'))
+
+const SERVER_VERSION = '0.1.0'
+
+/** A JSON-RPC error answered by HTTP itself (no request it could belong to). */
+function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .type('application/json')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
+
+/**
+ * DNS-rebinding protection (MCP Streamable HTTP, security warning): the Host must name the
+ * issuer's host (any port, as the SDK's hostHeaderValidation), and an Origin, when a
+ * browser sends one, must be the issuer's.
+ */
+function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefined {
+  const host = request.headers.host
+  let hostname: string | undefined
+  try {
+    hostname = host ? new URL(`http://${host}`).hostname : undefined
+  } catch {
+    hostname = undefined
+  }
+  if (hostname !== issuer.hostname) return `Invalid Host header: ${host ?? '(none)'}`
+  const origin = request.headers.origin
+  if (origin !== undefined && origin !== issuer.origin) return `Invalid Origin header: ${origin}`
+  return undefined
+}
+
+/** The request as the SDK's web-standard transport reads it (the body is passed parsed). */
+function webRequest(request: FastifyRequest, issuer: string): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value)
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+  }
+  return new Request(`${issuer}${MCP_PATH}`, { method: request.method, headers })
+}
+
+const rpcDocument = (summary: string, operationId: string, method: 'post' | 'get' | 'delete') => ({
+  [method]: {
+    operationId,
+    summary,
+    tags: ['mcp'],
+    security: [{ oauth2: [] }],
+    responses: {
+      '200': {
+        description: 'JSON-RPC response (MCP)',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+      ...(method === 'post'
+        ? {
+            '202': { description: 'A notification or response was accepted' },
+            '401': { description: 'No token, or one not issued for <issuer>/mcp' },
+            '403': { description: 'The token lacks a scope the tool call needs (step-up)' },
+          }
+        : {
+            '405': { description: 'The endpoint is stateless: no server-sent stream, no session' },
+          }),
+    },
+  },
+})
+
+/**
+ * The school over MCP: `POST /mcp` speaks the Streamable HTTP transport of the official SDK,
+ * statelessly (a fresh server and transport for every request, so any instance answers any
+ * request). Its tools are the API's operations (src/mcp). Authorization follows the MCP
+ * specification: no token is a 401 challenge naming the protected resource metadata at
+ * `/.well-known/oauth-protected-resource/mcp`; only tokens issued for `<issuer>/mcp` are
+ * accepted; a tool call needing a scope the role allows but the token lacks is a 403
+ * step-up challenge.
+ */
+export const mcpRoutes: RouteModule = {
+  openapi: {
+    [MCP_PATH]: {
+      ...rpcDocument(
+        'Model Context Protocol endpoint (Streamable HTTP, stateless)',
+        'postMcp',
+        'post',
+      ),
+      ...rpcDocument('No server-sent event stream: 405', 'getMcp', 'get'),
+      ...rpcDocument('No session to end: 405', 'deleteMcp', 'delete'),
+    },
+    [MCP_METADATA_PATH]: {
+      get: {
+        operationId: 'getMcpProtectedResourceMetadata',
+        summary: 'Protected resource metadata of the MCP endpoint (RFC 9728)',
+        tags: ['discovery'],
+        responses: {
+          '200': {
+            description: 'Protected resource metadata (RFC 9728)',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+  },
+  register(app, deps) {
+    const { issuer } = deps.config
+    const issuerUrl = new URL(issuer)
+    const resource: ProtectedResource = {
+      identifier: mcpResourceOf(issuer),
+      metadata: `${issuer}${MCP_METADATA_PATH}`,
+    }
+    const operations = apiOperations(deps)
+    const tools = new Map<string, SchoolTool>(schoolTools(operations).map((t) => [t.name, t]))
+    const metadata = JSON.stringify(mcpProtectedResourceMetadata(issuer))
+
+    app.get(MCP_METADATA_PATH, async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=300').type('application/json').send(metadata),
+    )
+
+    void app.register(async (mcp) => {
+      // The body is read as text and parsed here, so a malformed one is JSON-RPC's parse error.
+      mcp.removeContentTypeParser('application/json')
+      mcp.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+        done(null, body),
+      )
+      const notAllowed = async (request: FastifyRequest, reply: FastifyReply) => {
+        const refusal = rebindingRefusal(request, issuerUrl)
+        if (refusal) return rpcError(reply, 403, -32000, refusal)
+        void reply.header('allow', 'POST')
+        return rpcError(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless')
+      }
+      mcp.get(MCP_PATH, notAllowed)
+      mcp.delete(MCP_PATH, notAllowed)
+
+      mcp.post(MCP_PATH, async (request, reply) => {
+        const refusal = rebindingRefusal(request, issuerUrl)
+        if (refusal) return rpcError(reply, 403, -32000, refusal)
+        const caller = await identifyCaller(request.headers.authorization, deps, issuer, resource)
+        if (caller.kind === 'anonymous')
+          throw new ProblemError(
+            401,
+            {
+              code: 'unauthenticated',
+              title: 'Unauthorized',
+              detail: `the MCP endpoint needs an access token issued for ${resource.identifier}`,
+            },
+            {
+              'www-authenticate': bearerChallenge(issuer, {
+                scope: MCP_CHALLENGE_SCOPES.join(' '),
+                resourceMetadata: resource.metadata,
+              }),
+            },
+          )
+        let body: unknown
+        try {
+          body = parseStrictJson(typeof request.body === 'string' ? request.body : '')
+        } catch {
+          return rpcError(reply, 400, -32700, 'Parse error: the body is not one JSON value')
+        }
+        const missing = missingScopes(tools, caller, body)
+        if (missing.length > 0) {
+          // The scopes already granted go along: clients of MCP 2025-11-25 ask for exactly
+          // the challenge's scopes, and would otherwise lose them.
+          const scope = [...new Set([...caller.scopes, ...missing])].join(' ')
+          throw new ProblemError(
+            403,
+            {
+              code: 'insufficient_scope',
+              error: 'insufficient_scope',
+              title: 'Forbidden',
+              detail: `this call needs the ${missing.join(' ')} scope, which your role allows: authorize again with it`,
+              required_scopes: missing,
+            },
+            {
+              'www-authenticate': bearerChallenge(issuer, {
+                error: 'insufficient_scope',
+                scope,
+                resourceMetadata: resource.metadata,
+              }),
+            },
+          )
+        }
+        const server = createMcpServer({
+          tools,
+          operations,
+          caller,
+          requestId: request.id,
+          logger: deps.logger,
+          version: SERVER_VERSION,
+        })
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        })
+        try {
+          await server.connect(transport)
+          const response = await transport.handleRequest(webRequest(request, issuer), {
+            parsedBody: body,
+          })
+          reply.code(response.status)
+          for (const [name, value] of response.headers)
+            if (name !== 'content-length') void reply.header(name, value)
+          void reply.header('cache-control', 'no-store')
+          const text = await response.text()
+          return reply.send(text === '' ? undefined : text)
+        } finally {
+          await transport.close()
+          await server.close()
+        }
+      })
+    })
+  },
+}

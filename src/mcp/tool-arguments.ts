@@ -1,0 +1,183 @@
+import type { FieldError } from '../api/conventions.js'
+import { validationFailed } from '../api/conventions.js'
+import type { JsonSchema } from '../api/framework/fields.js'
+import type { OperationSpec } from '../api/framework/operation.js'
+
+type Part = 'params' | 'query' | 'body'
+const PARTS: readonly Part[] = ['params', 'query', 'body']
+
+/** Where one tool argument goes in the operation's input. */
+interface ArgumentTarget {
+  readonly part: Part
+  /** The member's name in that part; undefined for a part taken whole (a free-form body). */
+  readonly member?: string
+}
+
+/** A tool's arguments: one closed JSON Schema object, and where each argument goes. */
+export interface ToolArguments {
+  readonly schema: JsonSchema
+  readonly targets: ReadonlyMap<string, ArgumentTarget>
+  /** The body is required even when no body argument is given (a create, a PATCH). */
+  readonly bodyRequired: boolean
+  readonly hasBody: boolean
+  readonly dryRun: boolean
+  readonly idempotencyKey: boolean
+}
+
+/**
+ * A name clients accept for a tool argument (`^[A-Za-z0-9_.-]{1,64}$`): a range filter
+ * `published_at[gte]` becomes `published_at_gte`.
+ */
+const argumentName = (name: string): string =>
+  name
+    .replace(/\[(\w+)\]/g, '_$1')
+    .replace(/[^A-Za-z0-9_.-]/g, '_')
+    .slice(0, 64)
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The arguments of the tool of an operation: the members of its path parameters, query and
+ * body merged into one closed object, from the same schema that documents the REST request.
+ * A path parameter hides a query or body member of the same name (a nested list's filter,
+ * a nested create's parent column: the path gives it). `dry_run` where the operation can
+ * rehearse a write, `idempotency_key` for POST writes.
+ */
+export function toolArguments(operation: OperationSpec): ToolArguments {
+  const input = operation.inputSchema
+  const parts = (input.properties ?? {}) as Record<string, JsonSchema>
+  const requiredParts = new Set((input.required as string[] | undefined) ?? [])
+  const properties: Record<string, JsonSchema> = {}
+  const required: string[] = []
+  const targets = new Map<string, ArgumentTarget>()
+  const fromPath = new Set<string>()
+  for (const part of PARTS) {
+    const schema = parts[part]
+    if (!schema) continue
+    const members = schema.properties
+    if (!isObject(members)) {
+      properties[part] = schema
+      targets.set(part, { part })
+      if (requiredParts.has(part)) required.push(part)
+      continue
+    }
+    const requiredMembers = new Set((schema.required as string[] | undefined) ?? [])
+    for (const [member, memberSchema] of Object.entries(members)) {
+      if (part !== 'params' && fromPath.has(member)) continue
+      let name = argumentName(member)
+      if (targets.has(name)) name = argumentName(`${part}_${member}`)
+      if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
+      if (part === 'params') fromPath.add(member)
+      properties[name] = memberSchema as JsonSchema
+      targets.set(name, { part, member })
+      if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)
+    }
+  }
+  const dryRun = operation.dryRun === true
+  const idempotencyKey = operation.method === 'POST' && operation.effect !== 'read'
+  if (dryRun)
+    properties.dry_run = {
+      type: 'boolean',
+      default: false,
+      description:
+        'true: check and carry out the change inside a transaction that is then rolled back; nothing is written, the answer shows what would be',
+    }
+  if (idempotencyKey)
+    properties.idempotency_key = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Any unique string: repeating the call with the same key and arguments (within 24 h) replays the first answer instead of writing twice',
+    }
+  return {
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties,
+      ...(required.length > 0 && { required }),
+    },
+    targets,
+    bodyRequired: requiredParts.has('body'),
+    hasBody: 'body' in parts,
+    dryRun,
+    idempotencyKey,
+  }
+}
+
+/** A query value as HTTP would carry it: a string, or a list of strings. */
+function queryValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(queryValue)
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return value
+}
+
+/** The parts of an operation's input from a tool call's arguments. */
+export interface ToolInput {
+  readonly params: Record<string, string>
+  readonly query: Record<string, unknown>
+  readonly body?: unknown
+  readonly dryRun: boolean
+  readonly idempotencyKey?: string
+}
+
+/**
+ * Splits a tool call's arguments into the operation's input. An argument the tool does not
+ * take, or a malformed `dry_run`, `idempotency_key` or path parameter, fails validation as
+ * the REST API would fail it (422, one error a field); everything else is the operation's
+ * own to check, exactly as over HTTP.
+ */
+export function toolInput(args: ToolArguments, given: Record<string, unknown>): ToolInput {
+  const errors: FieldError[] = []
+  const params: Record<string, string> = {}
+  const query: Record<string, unknown> = {}
+  let body: Record<string, unknown> | undefined
+  let whole: unknown
+  let dryRun = false
+  let idempotencyKey: string | undefined
+  for (const [name, value] of Object.entries(given)) {
+    if (name === 'dry_run' && args.dryRun) {
+      if (typeof value === 'boolean') dryRun = value
+      else errors.push({ field: name, code: 'invalid_type', message: 'dry_run must be a boolean' })
+      continue
+    }
+    if (name === 'idempotency_key' && args.idempotencyKey) {
+      if (typeof value === 'string' && value.length > 0 && value.length <= 255)
+        idempotencyKey = value
+      else
+        errors.push({
+          field: name,
+          code: 'invalid_value',
+          message: 'idempotency_key must be a string of 1 to 255 characters',
+        })
+      continue
+    }
+    const target = args.targets.get(name)
+    if (!target) {
+      errors.push({
+        field: name,
+        code: 'unknown_parameter',
+        message: `${name} is not an argument of this tool`,
+      })
+      continue
+    }
+    if (target.member === undefined) whole = value
+    else if (target.part === 'params') {
+      if (typeof value === 'string' || typeof value === 'number')
+        params[target.member] = String(value)
+      else errors.push({ field: name, code: 'invalid_type', message: `${name} must be a string` })
+    } else if (target.part === 'query') query[target.member] = queryValue(value)
+    else {
+      body ??= {}
+      body[target.member] = value
+    }
+  }
+  for (const name of (args.schema.required as string[] | undefined) ?? [])
+    if (!(name in given) && args.targets.get(name)?.part === 'params')
+      errors.push({ field: name, code: 'required', message: `${name} is required` })
+  if (errors.length > 0) throw validationFailed(errors)
+  if (whole !== undefined) body = whole as Record<string, unknown>
+  else if (body === undefined && args.bodyRequired) body = {}
+  return { params, query, ...(body !== undefined && { body }), dryRun, idempotencyKey }
+}
