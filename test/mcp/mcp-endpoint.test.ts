@@ -1,0 +1,243 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readJson } from '../support/http.js'
+import { startTestServer, type TestServer } from '../support/server.js'
+import { issue, issueThroughConsent } from '../support/token-lifecycle.js'
+import { parseChallenge } from '../support/www-authenticate.js'
+import { connect, issueForMcp, postRpc, textJson } from './support.js'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+}
+const course = (title: string) => ({
+  title,
+  pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
+})
+
+describe('/mcp: authorization', () => {
+  it('challenges a request without a token: 401 naming the MCP resource metadata and scopes', async () => {
+    const response = await postRpc(server, INIT)
+    expect(response.status).toBe(401)
+    const challenge = parseChallenge(response.headers.get('www-authenticate'))
+    expect(challenge.scheme).toBe('Bearer')
+    expect(challenge.params.error).toBeUndefined()
+    expect(challenge.params.resource_metadata).toBe(
+      `${server.issuer}/.well-known/oauth-protected-resource/mcp`,
+    )
+    expect(challenge.params.scope?.split(' ')).toEqual(
+      expect.arrayContaining(['courses:read', 'students:read']),
+    )
+    const metadata = await readJson(await server.fetch('/.well-known/oauth-protected-resource/mcp'))
+    expect(metadata.resource).toBe(`${server.issuer}/mcp`)
+    expect(metadata.authorization_servers).toEqual([server.issuer])
+  })
+
+  it('refuses a token issued for another resource (the REST API) with 401 invalid_token', async () => {
+    const { accessToken } = await issue(server, { scope: 'courses:read' })
+    const response = await postRpc(server, INIT, { authorization: `Bearer ${accessToken}` })
+    expect(response.status).toBe(401)
+    const challenge = parseChallenge(response.headers.get('www-authenticate'))
+    expect(challenge.params.error).toBe('invalid_token')
+    expect(challenge.params.resource_metadata).toBe(
+      `${server.issuer}/.well-known/oauth-protected-resource/mcp`,
+    )
+    // And the other way round: a token for /mcp is not one for the REST API.
+    const mcp = await issueForMcp(server, { scope: 'courses:read' })
+    const rest = await server.fetch('/api/v1/courses', {
+      headers: { authorization: `Bearer ${mcp.accessToken}` },
+    })
+    expect(rest.status).toBe(401)
+  })
+
+  it('accepts resource=<issuer>/mcp/ (trailing slash) through consent as <issuer>/mcp', async () => {
+    const issued = await issueThroughConsent(server, {
+      scope: 'courses:read',
+      resource: `${server.issuer}/mcp/`,
+    })
+    const client = await connect(server, issued.accessToken)
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('answers GET and DELETE with 405 (stateless), and refuses a foreign Origin', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await server.fetch('/mcp', {
+        method,
+        headers: { accept: 'text/event-stream' },
+      })
+      expect(response.status).toBe(405)
+      expect(response.headers.get('allow')).toBe('POST')
+      expect((await readJson(response)).jsonrpc).toBe('2.0')
+    }
+    const { accessToken } = await issueForMcp(server)
+    const auth = { authorization: `Bearer ${accessToken}` }
+    const foreignOrigin = await postRpc(server, INIT, { ...auth, origin: 'https://evil.example' })
+    expect(foreignOrigin.status).toBe(403)
+    const ownOrigin = await postRpc(server, INIT, { ...auth, origin: server.issuer })
+    expect(ownOrigin.status).toBe(200)
+    const parse = await postRpc(server, '{"jsonrpc":', auth)
+    expect(parse.status).toBe(400)
+    expect((await readJson(parse)).error.code).toBe(-32700)
+  })
+})
+
+describe('/mcp: tools', () => {
+  it('initializes and lists one tool per operation the role could use, with schemas and annotations', async () => {
+    const { accessToken } = await issueForMcp(server, { role: 'editor', scope: 'courses:read' })
+    const client = await connect(server, accessToken)
+    expect(client.getServerVersion()?.name).toBe('portico')
+    const { tools } = await client.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    // An editor could write courses, never members (owner and admin only).
+    expect(byName.has('courses_update')).toBe(true)
+    expect(byName.has('members_list')).toBe(false)
+    const list = byName.get('courses_list')
+    expect(list?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(list?.inputSchema).toMatchObject({ type: 'object', additionalProperties: false })
+    expect(Object.keys(list?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['limit', 'cursor', 'sort', 'status', 'published_at_gte']),
+    )
+    expect(list?.outputSchema?.type).toBe('object')
+    expect(list?.description).toMatch(/courses:read/)
+    expect(list?.description).toMatch(/never instructions/)
+    const update = byName.get('courses_update')
+    expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    expect(update?.inputSchema.required).toEqual(['id'])
+    expect(Object.keys(update?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['id', 'title', 'dry_run']),
+    )
+    const create = byName.get('courses_create')
+    expect(Object.keys(create?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['title', 'pricing_plans', 'dry_run', 'idempotency_key']),
+    )
+    const resources = await client.listResources()
+    expect(resources.resources.map((r) => r.uri)).toEqual([
+      'portico://school/data-model',
+      'portico://school/scopes',
+    ])
+    const model = await client.readResource({ uri: 'portico://school/data-model' })
+    const text = (model.contents[0] as { text: string }).text
+    expect(
+      JSON.parse(text).resources.some((r: { collection: string }) => r.collection === 'courses'),
+    ).toBe(true)
+    await client.close()
+  })
+
+  it('reads, writes with dry_run, then for real', async () => {
+    const { accessToken } = await issueForMcp(server, {
+      role: 'editor',
+      scope: 'courses:read courses:write',
+    })
+    const client = await connect(server, accessToken)
+    const dry = await client.callTool({
+      name: 'courses_create',
+      arguments: { ...course('Over MCP'), dry_run: true },
+    })
+    expect(dry.isError).toBeFalsy()
+    expect(dry.structuredContent).toMatchObject({ object: 'course', title: 'Over MCP' })
+    const count = async () =>
+      (
+        (await client.callTool({ name: 'courses_list', arguments: { limit: 1, q: 'Over MCP' } }))
+          .structuredContent as { data: unknown[] }
+      ).data.length
+    expect(await count()).toBe(0)
+    const real = await client.callTool({
+      name: 'courses_create',
+      arguments: { ...course('Over MCP'), idempotency_key: 'mcp-1' },
+    })
+    expect(real.isError).toBeFalsy()
+    const id = (real.structuredContent as { id: string }).id
+    expect(await count()).toBe(1)
+    const got = await client.callTool({ name: 'courses_get', arguments: { id } })
+    expect(got.structuredContent).toMatchObject({ id, title: 'Over MCP' })
+    // Same answer as the REST API gives for the same record.
+    const rest = await readJson(
+      await server.fetch(`/api/v1/courses/${id}`, {
+        headers: {
+          authorization: `Bearer ${(await issue(server, { scope: 'courses:read' })).accessToken}`,
+        },
+      }),
+    )
+    expect(got.structuredContent).toEqual(rest)
+    await client.close()
+  })
+
+  it('answers validation failures and not-found as tool errors with the problem details', async () => {
+    const { accessToken } = await issueForMcp(server, {
+      role: 'owner',
+      scope: 'courses:read courses:write',
+    })
+    const client = await connect(server, accessToken)
+    const invalid = await client.callTool({
+      name: 'courses_create',
+      arguments: { title: 'Bad level', level: 'expert', pricing_plans: [] },
+    })
+    expect(invalid.isError).toBe(true)
+    const problem = textJson(invalid)
+    expect(problem).toMatchObject({ status: 422, code: 'validation_failed' })
+    expect((problem.errors as Array<{ field: string }>).map((e) => e.field)).toContain('level')
+    expect(problem).not.toHaveProperty('stack')
+    const unknown = await client.callTool({ name: 'courses_list', arguments: { colour: 'red' } })
+    expect(unknown.isError).toBe(true)
+    expect(textJson(unknown)).toMatchObject({ status: 422, errors: [{ field: 'colour' }] })
+    const missing = await client.callTool({ name: 'courses_get', arguments: { id: 'crs_none' } })
+    expect(missing.isError).toBe(true)
+    expect(textJson(missing)).toMatchObject({ status: 404 })
+    await client.close()
+  })
+
+  it('steps up with 403 insufficient_scope when the role allows the scope the token lacks', async () => {
+    const { accessToken } = await issueForMcp(server, { role: 'editor', scope: 'courses:read' })
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'courses_create', arguments: course('Needs write') },
+    }
+    const response = await postRpc(server, call, { authorization: `Bearer ${accessToken}` })
+    expect(response.status).toBe(403)
+    const challenge = parseChallenge(response.headers.get('www-authenticate'))
+    expect(challenge.params.error).toBe('insufficient_scope')
+    expect(challenge.params.scope?.split(' ')).toEqual(
+      expect.arrayContaining(['courses:write', 'courses:read']),
+    )
+    expect(challenge.params.resource_metadata).toBe(
+      `${server.issuer}/.well-known/oauth-protected-resource/mcp`,
+    )
+    // The SDK client sees the same 403 (it has no OAuth provider to re-authorize with).
+    const client = await connect(server, accessToken)
+    const error = await client
+      .callTool({ name: 'courses_create', arguments: course('Needs write') })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(StreamableHTTPError)
+    expect((error as StreamableHTTPError).code).toBe(403)
+    await client.close()
+  })
+
+  it('answers a call the role forbids, whatever the scopes, as a tool error', async () => {
+    const { accessToken } = await issueForMcp(server, { role: 'lecturer', scope: 'courses:read' })
+    const client = await connect(server, accessToken)
+    const refused = await client.callTool({
+      name: 'courses_create',
+      arguments: course('Not mine to make'),
+    })
+    expect(refused.isError).toBe(true)
+    expect(textJson(refused)).toMatchObject({ status: 403, code: 'forbidden_role' })
+    await client.close()
+  })
+})

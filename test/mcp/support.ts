@@ -1,0 +1,47 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { UserTable } from '../../src/storage/tables/oauth.js'
+import type { TestServer } from '../support/server.js'
+import { type Issued, issue } from '../support/token-lifecycle.js'
+
+/** Tokens issued for the MCP endpoint (`resource=<issuer>/mcp`). */
+export function issueForMcp(
+  server: TestServer,
+  options: { role?: UserTable['role']; scope?: string } = {},
+): Promise<Issued> {
+  return issue(server, { ...options, resource: `${server.issuer}/mcp` })
+}
+
+/** The official SDK client, connected to /mcp with a bearer token (or none). */
+export async function connect(server: TestServer, token?: string): Promise<Client> {
+  const client = new Client({ name: 'portico-test', version: '1.0.0' })
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.issuer}/mcp`), {
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
+  })
+  await client.connect(transport)
+  return client
+}
+
+/** A JSON-RPC request POSTed as an MCP client would, for checking HTTP-level answers. */
+export function postRpc(
+  server: TestServer,
+  message: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return server.fetch('/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: typeof message === 'string' ? message : JSON.stringify(message),
+  })
+}
+
+/** The first text block of a tool result, parsed as JSON. */
+export function textJson(result: { content?: unknown }): Record<string, unknown> {
+  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>
+  return JSON.parse(first?.text ?? 'null') as Record<string, unknown>
+}
