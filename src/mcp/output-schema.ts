@@ -8,9 +8,13 @@ const COMPONENT = '#/components/schemas/'
 /** The component schemas the operations' documents refer to by `$ref`. */
 const COMPONENTS: Readonly<Record<string, JsonSchema>> = resourceSchemas(RESOURCES)
 
-/** The schema with `#/components/schemas/X` refs pointing at `#/$defs/X`; the names it used. */
-function rewrite(value: unknown, used: Set<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => rewrite(v, used))
+/**
+ * The schema with `#/components/schemas/X` refs pointing at `#/$defs/X`; the names it used.
+ * `loose`: the answer may be a public projection, which leaves out private members of
+ * nested structures too, so only top-level objects keep their `required`.
+ */
+function rewrite(value: unknown, used: Set<string>, loose: boolean, nested = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewrite(v, used, loose, nested))
   if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value)) {
@@ -18,7 +22,12 @@ function rewrite(value: unknown, used: Set<string>): unknown {
       const name = v.slice(COMPONENT.length)
       used.add(name)
       out.$ref = `#/$defs/${name}`
-    } else out[key] = rewrite(v, used)
+    } else if (key === 'required' && loose && nested) continue
+    else if (key === 'properties' && typeof v === 'object' && v !== null)
+      out[key] = Object.fromEntries(
+        Object.entries(v).map(([name, member]) => [name, rewrite(member, used, loose, true)]),
+      )
+    else out[key] = rewrite(v, used, loose, nested)
   }
   return out
 }
@@ -45,12 +54,13 @@ export function outputSchemaOf(operation: OperationSpec): JsonSchema | undefined
   const [schema] = schemas
   if (!schema || schemas.some((s) => JSON.stringify(s) !== JSON.stringify(schema))) return undefined
   const used = new Set<string>()
-  const root = rewrite(schema, used) as JsonSchema
+  const loose = operation.public === true
+  const root = rewrite(schema, used, loose) as JsonSchema
   const defs: Record<string, unknown> = {}
   for (const name of used) {
     const component = COMPONENTS[name]
     if (!component) return undefined
-    defs[name] = rewrite(component, used)
+    defs[name] = rewrite(component, used, loose)
   }
   // The root of an output schema must be an object (MCP 2025-06-18 §tools).
   const resolved = typeof root.$ref === 'string' ? COMPONENTS[String(root.$ref).slice(8)] : root

@@ -41,7 +41,10 @@ export function postRpc(
 }
 
 /** The first text block of a tool result, parsed as JSON. */
-export function textJson(result: { content?: unknown }): Record<string, unknown> {
-  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>
+export function textJson(result: object): Record<string, unknown> {
+  const [first] = ((result as { content?: unknown }).content ?? []) as Array<{
+    type: string
+    text?: string
+  }>
   return JSON.parse(first?.text ?? 'null') as Record<string, unknown>
 }
