@@ -63,19 +63,25 @@ function describe(operation: ApiOperation, args: ToolArguments): string {
   return lines.join(' ')
 }
 
-/** The tool of each operation, named after it (`courses.list` → `courses_list`). */
+/**
+ * The tool of each operation, named after it (`courses.list` → `courses_list`). Operations
+ * taking a raw (non-JSON) body, the uploads, are not tools yet: their bytes would have to
+ * come as base64 arguments, which this binding does not decode.
+ */
 export function schoolTools(operations: readonly ApiOperation[]): SchoolTool[] {
-  return operations.map((operation) => {
-    const args = toolArguments(operation)
-    const outputSchema = outputSchemaOf(operation)
-    return {
-      name: toolNameOf(operation),
-      title: operation.summary,
-      description: describe(operation, args),
-      arguments: args,
-      ...(outputSchema && { outputSchema }),
-      annotations: annotationsOf(operation),
-      operation,
-    }
-  })
+  return operations
+    .filter((operation) => !operation.bodyLimit)
+    .map((operation) => {
+      const args = toolArguments(operation)
+      const outputSchema = outputSchemaOf(operation)
+      return {
+        name: toolNameOf(operation),
+        title: operation.summary,
+        description: describe(operation, args),
+        arguments: args,
+        ...(outputSchema && { outputSchema }),
+        annotations: annotationsOf(operation),
+        operation,
+      }
+    })
 }
