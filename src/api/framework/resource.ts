@@ -1,8 +1,11 @@
+import type { Selectable } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import type { Role } from '../../oauth/roles.js'
+import type { Schema } from '../../storage/schema.js'
 import type { Caller } from '../caller.js'
 import { timestamp } from '../conventions.js'
 import type { Field, Row } from './fields.js'
+import { type Lifecycle, lifecycleActions } from './lifecycle.js'
 import type { FilterCondition, ResourceDb, Visibility } from './store.js'
 
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete'
@@ -61,7 +64,7 @@ export interface ResourceContext {
 }
 
 /** A state change or other operation beyond CRUD, served as `POST {path}/{id}/{name}`. */
-export interface Action {
+export interface Action<R extends Row = Row> {
   readonly name: string
   readonly summary: string
   /** 200 with the changed object, or 201 with a new one (duplicate). */
@@ -69,11 +72,14 @@ export interface Action {
   /** The members its JSON body may carry (none when absent). */
   readonly input?: Readonly<Record<string, Field>>
   /** Returns the id of the object to answer with (the same one, or the new one). */
-  run(context: ResourceContext, row: Row, input: Record<string, unknown>): Promise<string>
+  run(context: ResourceContext, row: R, input: Record<string, unknown>): Promise<string>
 }
 
-/** Everything about one resource; the framework derives routes, queries and documents. */
-export interface ResourceDefinition {
+/**
+ * Everything about one resource; the framework derives routes, queries and documents. `R` is
+ * the row its hooks receive: `Row` for the framework, the table's typed row in a declaration.
+ */
+export interface ResourceDefinition<R extends Row = Row> {
   /** The `object` member of each record, e.g. `course`. */
   readonly object: string
   /** The collection name: the path segment after /api/v1/, equal to the scope resource. */
@@ -131,18 +137,22 @@ export interface ResourceDefinition {
    * Loads derived values for rows about to be shown (counts, stats, child records), in one
    * batch per page: it adds keys to each row, which `computed` then turns into members.
    */
-  readonly enrich?: (db: ResourceDb, rows: Row[], full: boolean, now: number) => Promise<void>
+  readonly enrich?: (db: ResourceDb, rows: R[], full: boolean, now: number) => Promise<void>
   /** Extra members computed from the row (after the fields). */
-  readonly computed?: (row: Row, full: boolean, deps: AppDeps) => Record<string, unknown>
+  readonly computed?: (row: R, full: boolean, deps: AppDeps) => Record<string, unknown>
   /** Fills server-made columns before insert (slug, position …); may throw a problem. */
-  readonly beforeCreate?: (context: ResourceContext, values: Row) => Promise<void>
+  readonly beforeCreate?: (context: ResourceContext, values: Partial<R>) => Promise<void>
   /**
    * A record the create would duplicate (an enrollment of the same student in the same
    * course): the create then answers 200 with it instead of making another.
    */
-  readonly existing?: (context: ResourceContext, values: Row) => Promise<string | undefined>
+  readonly existing?: (context: ResourceContext, values: Partial<R>) => Promise<string | undefined>
   /** Checks a write (create or update) after field validation; `existing` on updates. */
-  readonly beforeWrite?: (context: ResourceContext, values: Row, existing?: Row) => Promise<void>
+  readonly beforeWrite?: (
+    context: ResourceContext,
+    values: Partial<R>,
+    existing?: R,
+  ) => Promise<void>
   /**
    * Stores what a create or update keeps outside the table (the `virtual` fields, as child
    * rows), after the record's row is written; `existing` on updates.
@@ -150,20 +160,76 @@ export interface ResourceDefinition {
   readonly afterWrite?: (
     context: ResourceContext,
     id: string,
-    values: Row,
-    existing?: Row,
+    values: Partial<R>,
+    existing?: R,
   ) => Promise<void>
   /** Refuses a delete (409) while something depends on the record. */
-  readonly beforeDelete?: (context: ResourceContext, row: Row) => Promise<void>
+  readonly beforeDelete?: (context: ResourceContext, row: R) => Promise<void>
   /** How a delete is carried out, when it is not removing the row (members are demoted). */
-  readonly remove?: (context: ResourceContext, row: Row) => Promise<void>
-  readonly actions?: readonly Action[]
+  readonly remove?: (context: ResourceContext, row: R) => Promise<void>
+  readonly actions?: readonly Action<R>[]
   readonly summary?: string
 }
 
-/** Declares a resource; the identity function that gives the declaration its type. */
-export function defineResource(definition: ResourceDefinition): ResourceDefinition {
-  return definition
+/** The tables a resource may be declared on. */
+export type TableName = keyof Schema & string
+
+/** A row of table `T` as a declaration's hooks see it: its typed columns, and what `enrich` adds. */
+export type RowOf<T extends TableName> = Selectable<Schema[T]> & Row
+
+/**
+ * A declaration: a resource on table `T`, its hooks typed against the table's rows, with the
+ * features the framework turns into hooks and actions.
+ */
+export interface Declaration<T extends TableName> extends ResourceDefinition<RowOf<T>> {
+  readonly table: T
+  /** Status changes served as actions (publish, archive …), before the other `actions`. */
+  readonly lifecycle?: Lifecycle<RowOf<T>>
+  /**
+   * The column that orders the records (`position`): a create that leaves it out puts the
+   * record after the last one (the greatest value plus one; 0 for the first).
+   */
+  readonly newLast?: string
+}
+
+/**
+ * Declares a resource: checks the declaration against its table's row type and folds its
+ * declared features into the hooks and actions every binding serves.
+ */
+export function defineResource<T extends TableName>(
+  declaration: Declaration<T>,
+): ResourceDefinition {
+  const { lifecycle, newLast, ...definition } = declaration
+  const beforeCreate = definition.beforeCreate
+  return {
+    ...(definition as unknown as ResourceDefinition),
+    ...(lifecycle && {
+      actions: [
+        ...lifecycleActions(declaration.table, lifecycle),
+        ...(definition.actions ?? []),
+      ] as unknown as readonly Action[],
+    }),
+    ...(newLast && {
+      async beforeCreate(context: ResourceContext, values: Row) {
+        if (values[newLast] === undefined)
+          values[newLast] = await nextPosition(context, declaration.table, newLast)
+        await beforeCreate?.(context, values as Partial<RowOf<T>>)
+      },
+    }),
+  }
+}
+
+/** The value of `column` that puts a new record after every other: max + 1, 0 for the first. */
+async function nextPosition(
+  context: ResourceContext,
+  table: string,
+  column: string,
+): Promise<number> {
+  const last = await context.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.max(column).as('last'))
+    .executeTakeFirst()
+  return last?.last === null || last?.last === undefined ? 0 : Number(last.last) + 1
 }
 
 export function pathOf(resource: ResourceDefinition): string {

@@ -6,7 +6,7 @@ import { SLUG, uniqueSlug } from './slugs.js'
 
 interface CategoryKind {
   readonly object: string
-  readonly table: string
+  readonly table: 'course_categories' | 'post_categories'
   readonly idPrefix: string
   readonly summary: string
   /** The resource whose scopes guard the categories, and whose records are filed under them. */
@@ -34,6 +34,7 @@ export function categories(kind: CategoryKind): ResourceDefinition {
     public: { get: {} },
     slugField: 'slug',
     defaultSort: 'position',
+    newLast: 'position',
     fields: {
       name: text({ public: true, required: true, max: 60, sortable: true, search: true }),
       slug: text({ public: true, max: 80, unique: true, ...SLUG }),
@@ -42,13 +43,6 @@ export function categories(kind: CategoryKind): ResourceDefinition {
     },
     async beforeCreate(context, values) {
       values.slug ??= await uniqueSlug(context.db, table, values.name as string)
-      if (values.position === undefined) {
-        const last = await context.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.max('position').as('max'))
-          .executeTakeFirst()
-        values.position = Number(last?.max ?? -1) + 1
-      }
     },
     async beforeDelete(context, row) {
       const used = await context.db

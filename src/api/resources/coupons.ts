@@ -282,15 +282,6 @@ async function checkCoupon(context: ResourceContext, values: Row, existing?: Row
     )
 }
 
-async function setEnabled(context: ResourceContext, row: Row, enabled: number): Promise<string> {
-  await context.db
-    .updateTable('coupons')
-    .set({ enabled, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
-
 /**
  * Coupons (DOMAIN.md §4.3.13). No public projection: codes are secrets. `status`,
  * `times_redeemed` and `revenue_attributed` are derived from the coupon's window and its
@@ -388,16 +379,16 @@ export const coupons = defineResource({
         'a coupon that orders refer to cannot be deleted; disable it instead (POST …/disable)',
       )
   },
-  actions: [
-    {
-      name: 'enable',
+  lifecycle: {
+    enable: {
       summary: 'Turn the coupon back on (its window and limits still apply)',
-      run: (context, row) => setEnabled(context, row, 1),
+      column: 'enabled',
+      to: 1,
     },
-    {
-      name: 'disable',
+    disable: {
       summary: 'Turn the coupon off: checkout refuses it from now on',
-      run: (context, row) => setEnabled(context, row, 0),
+      column: 'enabled',
+      to: 0,
     },
-  ],
+  },
 })

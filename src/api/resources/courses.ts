@@ -7,7 +7,6 @@ import {
   html,
   instant,
   integer,
-  type Row,
   reference,
   stringList,
   text,
@@ -21,15 +20,6 @@ import { pricingPlans } from './pricing-plans.js'
 import { SLUG, uniqueSlug } from './slugs.js'
 
 type Plan = { id?: string; available?: boolean }
-
-async function setStatus(context: ResourceContext, row: Row, changes: Row): Promise<string> {
-  await context.db
-    .updateTable('courses')
-    .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
 
 /** Copies the sections and lessons of a course to another, as drafts with new ids. */
 async function copyCurriculum(context: ResourceContext, from: string, to: string): Promise<void> {
@@ -195,40 +185,34 @@ export const courses = defineResource({
         'only a draft course without enrollments can be deleted; archive this one instead (POST …/archive)',
       )
   },
-  actions: [
-    {
-      name: 'publish',
+  lifecycle: {
+    publish: {
       summary: 'Publish the course (it needs an available pricing plan)',
-      async run(context, row) {
-        if (row.status === 'published') return row.id as string
-        const plans = JSON.parse(row.pricing_plans as string) as Plan[]
-        const errors: FieldError[] = []
+      to: 'published',
+      stampOnce: 'published_at',
+      check(_context, row) {
+        const plans = JSON.parse(row.pricing_plans) as Plan[]
         if (!plans.some((p) => p.available !== false))
-          errors.push({
-            field: 'pricing_plans',
-            code: 'required',
-            message: 'a course needs at least one available pricing plan to be published',
-          })
-        if (errors.length > 0) throw validationFailed(errors)
-        return setStatus(context, row, {
-          status: 'published',
-          published_at: (row.published_at as number | null) ?? context.now,
-        })
+          throw validationFailed([
+            {
+              field: 'pricing_plans',
+              code: 'required',
+              message: 'a course needs at least one available pricing plan to be published',
+            },
+          ])
       },
     },
-    {
-      name: 'unpublish',
+    unpublish: {
       summary: 'Take the course back to draft',
-      async run(context, row) {
-        if (row.status === 'archived') throw conflict('an archived course is not published')
-        return setStatus(context, row, { status: 'draft' })
-      },
+      to: 'draft',
+      refuse: { archived: 'an archived course is not published' },
     },
-    {
-      name: 'archive',
+    archive: {
       summary: 'Archive the course: hidden from the catalogue, learners keep their access',
-      run: (context, row) => setStatus(context, row, { status: 'archived' }),
+      to: 'archived',
     },
+  },
+  actions: [
     {
       name: 'duplicate',
       summary: 'Copy the course and its curriculum as a new draft',

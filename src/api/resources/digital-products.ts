@@ -13,7 +13,7 @@ import {
   url,
 } from '../framework/fields.js'
 import { money, moneyList } from '../framework/money.js'
-import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { defineResource } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
 import { PerCurrency } from '../money/currencies.js'
@@ -140,15 +140,6 @@ async function resolveFiles(db: ResourceDb, column: string): Promise<string> {
   })
   if (errors.length > 0) throw validationFailed(errors)
   return JSON.stringify(files)
-}
-
-async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
-  await context.db
-    .updateTable('digital_products')
-    .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
 }
 
 /**
@@ -353,13 +344,13 @@ export const digitalProducts = defineResource({
         'a digital product that appears in orders cannot be deleted; archive it instead (POST …/archive)',
       )
   },
-  actions: [
-    {
-      name: 'publish',
+  lifecycle: {
+    publish: {
       summary: 'Publish the product (it needs at least one file)',
-      async run(context, row) {
-        if (row.status === 'published') return row.id as string
-        if ((JSON.parse(row.files as string) as ProductFile[]).length === 0)
+      to: 'published',
+      stampOnce: 'published_at',
+      check(_context, row) {
+        if ((JSON.parse(row.files) as ProductFile[]).length === 0)
           throw validationFailed([
             {
               field: 'files',
@@ -367,16 +358,11 @@ export const digitalProducts = defineResource({
               message: 'a digital product needs at least one file to be published',
             },
           ])
-        return update(context, row, {
-          status: 'published',
-          published_at: (row.published_at as number | null) ?? context.now,
-        })
       },
     },
-    {
-      name: 'archive',
+    archive: {
       summary: 'Archive: no longer sold; buyers keep their downloads',
-      run: (context, row) => update(context, row, { status: 'archived' }),
+      to: 'archived',
     },
-  ],
+  },
 })

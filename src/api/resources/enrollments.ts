@@ -96,11 +96,11 @@ export const enrollments = defineResource({
   async remove(context, row) {
     await update(context, row, { status: 'revoked' })
   },
-  actions: [
-    {
-      name: 'expire',
+  lifecycle: {
+    expire: {
       summary: 'End access now, keeping progress',
-      run: (context, row) => update(context, row, { status: 'expired', expires_at: context.now }),
+      to: 'expired',
+      stamp: 'expires_at',
     },
-  ],
+  },
 })

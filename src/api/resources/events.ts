@@ -39,15 +39,6 @@ function timeZone(): Field {
   }
 }
 
-async function setStatus(context: ResourceContext, row: Row, changes: Row): Promise<string> {
-  await context.db
-    .updateTable('events')
-    .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
-
 /** Checks that the ids a write names exist: the course and each lecturer. */
 async function checkReferences(context: ResourceContext, values: Row): Promise<void> {
   const errors: FieldError[] = []
@@ -244,15 +235,16 @@ export const events = defineResource({
         'paid tickets of this event were sold; cancel it instead (POST …/cancel), which keeps the sales for refunds',
       )
   },
-  actions: [
-    {
-      name: 'publish',
+  lifecycle: {
+    publish: {
       summary: 'Publish the event (it needs a ticket and an end in the future)',
-      async run(context, row) {
-        if (row.status === 'published') return row.id as string
-        if (row.status === 'canceled')
-          throw conflict('a canceled event cannot be published again; create a new event')
-        if (row.status === 'completed') throw conflict('the event is already completed')
+      to: 'published',
+      stampOnce: 'published_at',
+      refuse: {
+        canceled: 'a canceled event cannot be published again; create a new event',
+        completed: 'the event is already completed',
+      },
+      check(context, row) {
         const errors: FieldError[] = []
         if (((row._tickets as unknown[] | undefined) ?? []).length === 0)
           errors.push({
@@ -260,22 +252,19 @@ export const events = defineResource({
             code: 'required',
             message: 'an event needs at least one ticket (a free one will do) to be published',
           })
-        if (Number(row.ends_at) <= context.now)
+        if (row.ends_at <= context.now)
           errors.push({
             field: 'ends_at',
             code: 'range',
             message: 'the event has already ended; move it to the future to publish it',
           })
         if (errors.length > 0) throw validationFailed(errors)
-        return setStatus(context, row, {
-          status: 'published',
-          published_at: (row.published_at as number | null) ?? context.now,
-        })
       },
     },
-    {
-      name: 'cancel',
+    cancel: {
       summary: 'Cancel the event; attendees and their orders are kept (refunds are separate)',
+      to: 'canceled',
+      refuse: { completed: 'a completed event cannot be canceled; it has already taken place' },
       input: {
         notify: boolean({
           default: true,
@@ -283,37 +272,31 @@ export const events = defineResource({
         }),
         reason: text({ max: 500, nullable: true }),
       },
-      async run(context, row, input) {
-        if (row.status === 'canceled') return row.id as string
-        if (row.status === 'completed')
-          throw conflict('a completed event cannot be canceled; it has already taken place')
-        const id = await setStatus(context, row, {
-          status: 'canceled',
-          canceled_at: context.now,
-          cancellation_reason: (input.reason as string | null | undefined) ?? null,
-          registration_open: 0,
-        })
+      stamp: 'canceled_at',
+      set: (input) => ({
+        cancellation_reason: (input.reason as string | null | undefined) ?? null,
+        registration_open: 0,
+      }),
+      async after(context, row, input) {
         if (input.notify !== false && !context.dryRun)
           context.deps.logger.info(
-            { event_id: id, attendees: await registeredCount(context, id) },
+            { event_id: row.id, attendees: await registeredCount(context, row.id) },
             'event canceled: attendees to notify',
           )
-        return id
       },
     },
-    {
-      name: 'complete',
+    complete: {
       summary: 'Mark a published event that has ended as completed',
-      async run(context, row) {
-        if (row.status === 'completed') return row.id as string
-        if (row.status !== 'published')
-          throw conflict(`a ${row.status as string} event cannot be completed; publish it first`)
-        if (Number(row.ends_at) > context.now)
+      to: 'completed',
+      refuse: Object.fromEntries(
+        ['draft', 'canceled'].map((s) => [s, `a ${s} event cannot be completed; publish it first`]),
+      ),
+      check(context, row) {
+        if (row.ends_at > context.now)
           throw conflict('the event has not ended yet; complete it after ends_at')
-        return setStatus(context, row, { status: 'completed' })
       },
     },
-  ],
+  },
 })
 
 export const eventsArea: ApiArea = {

@@ -9,7 +9,7 @@ import {
   text,
   url,
 } from '../framework/fields.js'
-import { defineResource } from '../framework/resource.js'
+import { defineResource, type ResourceDefinition } from '../framework/resource.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
 import { curriculumOwnership } from './owners.js'
 import { compact, placeAt } from './positions.js'
@@ -30,7 +30,7 @@ const PREVIEW_CONTENT = ['body', 'video', 'attachments'] as const
  * sections of visible courses, and the content of free-preview lessons. Moving a lesson is a
  * PATCH of `section_id` (within its course) and/or `position`.
  */
-export const lessons = defineResource({
+export const lessons: ResourceDefinition = defineResource({
   object: 'lesson',
   collection: 'lessons',
   table: 'lessons',
@@ -107,7 +107,7 @@ export const lessons = defineResource({
           message: 'no section with this id in the lesson’s course',
         },
       ])
-    values.course_id = section.course_id
+    values.course_id = section.course_id as string
     values.position = await placeAt(
       context.db,
       'lessons',

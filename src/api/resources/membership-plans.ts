@@ -479,15 +479,6 @@ async function writePrices(
       .execute()
 }
 
-async function setStatus(context: ResourceContext, row: Row, status: string): Promise<string> {
-  await context.db
-    .updateTable('membership_plans')
-    .set({ status, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
-
 /**
  * Membership plans (DOMAIN.md §4.3.11): recurring, fixed-term or lifetime access to courses,
  * digital products, members' posts and events. Prices follow the Stripe model: a change is
@@ -506,6 +497,7 @@ export const membershipPlans = defineResource({
   public: { get: { status: ['active'], visible: [1] } },
   slugField: 'slug',
   defaultSort: 'position',
+  newLast: 'position',
   fields: {
     name: text({ public: true, required: true, max: 120, sortable: true, search: true }),
     slug: text({ public: true, max: 80, unique: true, ...SLUG }),
@@ -590,14 +582,6 @@ export const membershipPlans = defineResource({
   }),
   async beforeCreate(context, values) {
     values.slug ??= await uniqueSlug(context.db, 'membership_plans', values.name as string)
-    if (values.position === undefined) {
-      const last = await context.db
-        .selectFrom('membership_plans')
-        .select((eb) => eb.fn.max('position').as('position'))
-        .executeTakeFirst()
-      values.position =
-        last?.position === null || last?.position === undefined ? 0 : Number(last.position) + 1
-    }
   },
   async beforeWrite(context, values, existing) {
     const planId = (existing?.id ?? values.id) as string
@@ -666,16 +650,15 @@ export const membershipPlans = defineResource({
       .where('id', '=', row.id as string)
       .execute()
   },
-  actions: [
-    {
-      name: 'publish',
+  lifecycle: {
+    publish: {
       summary: 'Open the plan to sign-ups (draft or archived → active); it needs an active price',
-      async run(context, row) {
-        if (row.status === 'active') return row.id as string
+      to: 'active',
+      async check(context, row) {
         const price = await context.db
           .selectFrom('membership_plan_prices')
           .select('id')
-          .where('plan_id', '=', row.id as string)
+          .where('plan_id', '=', row.id)
           .where('active', '=', 1)
           .executeTakeFirst()
         if (!price)
@@ -686,13 +669,8 @@ export const membershipPlans = defineResource({
               message: 'a plan needs at least one active price to be published',
             },
           ])
-        return setStatus(context, row, 'active')
       },
     },
-    {
-      name: 'archive',
-      summary: 'Stop new sign-ups; existing subscriptions continue',
-      run: (context, row) => setStatus(context, row, 'archived'),
-    },
-  ],
+    archive: { summary: 'Stop new sign-ups; existing subscriptions continue', to: 'archived' },
+  },
 })

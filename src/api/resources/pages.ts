@@ -1,19 +1,10 @@
 import { conflict, validationFailed } from '../conventions.js'
-import { boolean, enumeration, instant, type Row, text, url } from '../framework/fields.js'
-import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { boolean, enumeration, instant, text, url } from '../framework/fields.js'
+import { defineResource } from '../framework/resource.js'
 import { object, structure } from '../framework/structures.js'
 import { schoolWide } from './owners.js'
 import { blocksSchema, checkBlocks } from './page-blocks.js'
 import { SLUG, uniqueSlug } from './slugs.js'
-
-async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
-  await context.db
-    .updateTable('pages')
-    .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
 
 /** Site pages built from blocks (DOMAIN.md §4.3.19); one home page, never deleted. */
 export const pages = defineResource({
@@ -76,19 +67,8 @@ export const pages = defineResource({
         'the home page cannot be deleted; edit it or make another page the home page first',
       )
   },
-  actions: [
-    {
-      name: 'publish',
-      summary: 'Publish the page',
-      run: (context, row) =>
-        row.status === 'published'
-          ? Promise.resolve(row.id as string)
-          : update(context, row, { status: 'published', published_at: context.now }),
-    },
-    {
-      name: 'unpublish',
-      summary: 'Take the page back to draft',
-      run: (context, row) => update(context, row, { status: 'draft' }),
-    },
-  ],
+  lifecycle: {
+    publish: { summary: 'Publish the page', to: 'published', stamp: 'published_at' },
+    unpublish: { summary: 'Take the page back to draft', to: 'draft' },
+  },
 })

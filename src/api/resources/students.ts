@@ -1,16 +1,6 @@
-import type { Row } from '../framework/fields.js'
 import { boolean, email, enumeration, stringList, text } from '../framework/fields.js'
-import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { defineResource } from '../framework/resource.js'
 import { schoolWide } from './owners.js'
-
-async function setStatus(context: ResourceContext, row: Row, status: string): Promise<string> {
-  await context.db
-    .updateTable('students')
-    .set({ status, updated_at: context.now })
-    .where('id', '=', row.id as string)
-    .execute()
-  return row.id as string
-}
 
 /** Learners (DOMAIN.md §4.3.3): provisioned through the API in the `invited` state. */
 export const students = defineResource({
@@ -51,16 +41,11 @@ export const students = defineResource({
     }),
     notes: text({ max: 5000, nullable: true }),
   },
-  actions: [
-    {
-      name: 'block',
+  lifecycle: {
+    block: {
       summary: 'Block the learner: no sign-in, no access to courses',
-      run: (context, row) => setStatus(context, row, 'blocked'),
+      to: 'blocked',
     },
-    {
-      name: 'unblock',
-      summary: 'Lift a block',
-      run: (context, row) => setStatus(context, row, 'active'),
-    },
-  ],
+    unblock: { summary: 'Lift a block', to: 'active' },
+  },
 })
