@@ -85,3 +85,91 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return out
 }
+
+export interface ListOptions extends FieldOptions {
+  /** At most this many items (`maxItems`). */
+  readonly max: number
+  /** What the items are, in the plural, for the messages (`prices`). */
+  readonly noun: string
+  /** An item member whose values may not repeat: the repeat is refused (422 `duplicate`). */
+  readonly uniqueBy?: string
+  /** Repeated scalar items are dropped, keeping the first (a list of ids). */
+  readonly dropRepeats?: boolean
+  /**
+   * Members a read shows on each item beyond the writable ones (`created_at`, counts): in the
+   * schema as read-only, and ignored when a write echoes them back.
+   */
+  readonly shown?: Readonly<Record<string, JsonSchema>>
+  /** A further check of each parsed item, pushing errors under `path` (item `[i]`). */
+  readonly check?: (item: Record<string, unknown>, path: string, errors: FieldError[]) => void
+}
+
+const isField = (items: Readonly<Record<string, Field>> | Field): items is Field =>
+  typeof (items as Field).parse === 'function' && typeof (items as Field).schema === 'function'
+
+/**
+ * A list of items, each an object made of member fields or a single field's value: its JSON
+ * Schema and its check come from the same declaration. Stored as JSON text, or handed to the
+ * hooks as the parsed list when `virtual` (child rows the resource writes itself).
+ */
+export function list(items: Readonly<Record<string, Field>> | Field, options: ListOptions): Field {
+  const { max, noun, shown = {} } = options
+  const scalar = isField(items) ? items : undefined
+  let itemSchema: JsonSchema
+  if (scalar) itemSchema = scalar.schema()
+  else {
+    const members = membersSchema(items as Record<string, Field>)
+    // Read-only after the type (and format), before the description, as written by hand.
+    const extra = Object.entries(shown).map(([k, { description, ...s }]) => [
+      k,
+      { ...s, readOnly: true, ...(description !== undefined && { description }) },
+    ])
+    itemSchema = {
+      ...members,
+      properties: { ...(members.properties as JsonSchema), ...Object.fromEntries(extra) },
+    }
+  }
+  const parseItem = (entry: unknown, at: string, errors: FieldError[]): unknown => {
+    if (scalar) return scalar.parse(entry, at, errors)
+    const given =
+      typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+        ? Object.fromEntries(Object.entries(entry).filter(([k]) => !(k in shown)))
+        : entry
+    return checkMembers(items as Record<string, Field>, given, at, errors)
+  }
+  const inner = field(options, {
+    schema: { type: 'array', maxItems: max, items: itemSchema },
+    parse(value, path, errors) {
+      if (!Array.isArray(value))
+        return fail(errors, path, 'type', `${path} must be a list of ${noun}`)
+      if (value.length > max)
+        return fail(errors, path, 'too_long', `${path} may hold at most ${max} ${noun}`)
+      const seen = new Set<unknown>()
+      const out: unknown[] = []
+      for (const [i, entry] of value.entries()) {
+        const at = `${path}[${i}]`
+        const item = parseItem(entry, at, errors)
+        if (item === undefined) continue
+        const record = item as Record<string, unknown>
+        const key = options.uniqueBy ? record[options.uniqueBy] : item
+        if (options.uniqueBy && key !== undefined && seen.has(key))
+          fail(
+            errors,
+            `${at}.${options.uniqueBy}`,
+            'duplicate',
+            `${at}.${options.uniqueBy} repeats`,
+          )
+        if (options.dropRepeats && seen.has(key)) continue
+        seen.add(key)
+        if (!scalar) options.check?.(record, at, errors)
+        out.push(item)
+      }
+      return out
+    },
+    toColumn: (v) => (options.virtual || v === null || v === undefined ? v : JSON.stringify(v)),
+    fromColumn: (v) =>
+      typeof v === 'string' ? JSON.parse(v) : Array.isArray(v) ? v : options.nullable ? null : [],
+    parseQuery: () => undefined,
+  })
+  return inner
+}

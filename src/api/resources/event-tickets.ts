@@ -1,9 +1,10 @@
 import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
+import { writeChildren } from '../framework/children.js'
 import { type Field, instant, integer, type Row, text } from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import type { ResourceContext } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
-import { checkMembers, membersSchema, structure } from '../framework/structures.js'
+import { list } from '../framework/structures.js'
 import { schoolCurrency } from './school.js'
 
 /** What a write may say about one ticket; `id` keeps an existing ticket on a PATCH. */
@@ -30,73 +31,38 @@ export interface TicketInput {
   sales_end_at?: number | null
 }
 
-const writable = membersSchema(ticketMembers) as { properties: Record<string, unknown> }
-const ticketSchema = {
-  type: 'array',
-  maxItems: MAX_TICKETS,
-  items: {
-    ...writable,
-    properties: {
-      ...writable.properties,
-      position: { type: 'integer', readOnly: true, description: 'The order of the list' },
+/** The `tickets` field: stored as rows of event_tickets, not as a column of events. */
+export function ticketsField(): Field {
+  return list(ticketMembers, {
+    max: MAX_TICKETS,
+    noun: 'tickets',
+    uniqueBy: 'id',
+    public: true,
+    virtual: true,
+    default: [],
+    description:
+      'The ticket types, in order. A PATCH replaces the list: give `id` to keep a ticket (its sales stay with it); a ticket left out is removed, refused (409) while it has attendees.',
+    shown: {
+      position: { type: 'integer', description: 'The order of the list' },
       sold_count: {
         type: 'integer',
-        readOnly: true,
         description: 'Attendees holding it, not canceled (events:read only)',
       },
       remaining: {
         type: ['integer', 'null'],
-        readOnly: true,
         description: 'Seats left for it (its quantity and the event capacity); null: no limit',
       },
     },
-  },
-  description:
-    'The ticket types, in order. A PATCH replaces the list: give `id` to keep a ticket (its sales stay with it); a ticket left out is removed, refused (409) while it has attendees.',
-}
-
-/** The `tickets` field: stored as rows of event_tickets, not as a column of events. */
-export function ticketsField(): Field {
-  return structure(
-    ticketSchema,
-    (value, path, errors) => {
-      if (!Array.isArray(value) || value.length > MAX_TICKETS) {
+    check(ticket, at, errors) {
+      const { sales_start_at: start, sales_end_at: end } = ticket
+      if (typeof start === 'number' && typeof end === 'number' && end <= start)
         errors.push({
-          field: path,
-          code: 'type',
-          message: `${path} must list at most ${MAX_TICKETS} tickets`,
+          field: `${at}.sales_end_at`,
+          code: 'range',
+          message: 'sales_end_at must be after sales_start_at',
         })
-        return undefined
-      }
-      const ids = new Set<string>()
-      return value.map((entry, i) => {
-        const at = `${path}[${i}]`
-        // What a read shows beyond the writable members may come back unchanged in a PATCH.
-        const given =
-          typeof entry === 'object' && entry !== null && !Array.isArray(entry)
-            ? (({ position: _p, sold_count: _s, remaining: _r, ...rest }) => rest)(
-                entry as Record<string, unknown>,
-              )
-            : entry
-        const ticket = checkMembers(ticketMembers, given, at, errors) as TicketInput | undefined
-        if (!ticket) return ticket
-        if (ticket.id !== undefined) {
-          if (ids.has(ticket.id))
-            errors.push({ field: `${at}.id`, code: 'duplicate', message: 'ticket ids repeat' })
-          ids.add(ticket.id)
-        }
-        const { sales_start_at: start, sales_end_at: end } = ticket
-        if (typeof start === 'number' && typeof end === 'number' && end <= start)
-          errors.push({
-            field: `${at}.sales_end_at`,
-            code: 'range',
-            message: 'sales_end_at must be after sales_start_at',
-          })
-        return ticket
-      })
     },
-    { public: true, virtual: true, default: [] },
-  )
+  })
 }
 
 /** Counts of attendees not canceled, by ticket and by event. */
@@ -196,8 +162,8 @@ export async function checkTickets(
   values: Row,
   eventId: string | undefined,
 ): Promise<TicketInput[] | undefined> {
-  if (typeof values.tickets !== 'string') return undefined
-  const tickets = JSON.parse(values.tickets) as TicketInput[]
+  if (!Array.isArray(values.tickets)) return undefined
+  const tickets = values.tickets as TicketInput[]
   const current = eventId
     ? await context.db
         .selectFrom('event_tickets')
@@ -246,7 +212,6 @@ export async function checkTickets(
       )
   }
   for (const ticket of tickets) ticket.id ??= context.deps.random.id('tkt')
-  values.tickets = JSON.stringify(tickets)
   return tickets
 }
 
@@ -256,20 +221,19 @@ export async function syncTickets(
   eventId: string,
   values: Row,
 ): Promise<void> {
-  if (typeof values.tickets !== 'string') return
-  const tickets = JSON.parse(values.tickets) as Required<TicketInput>[]
+  if (!Array.isArray(values.tickets)) return
+  const tickets = values.tickets as Required<TicketInput>[]
   const { db, now } = context
-  const ids = tickets.map((t) => t.id)
-  let removal = db.deleteFrom('event_tickets').where('event_id', '=', eventId)
-  if (ids.length > 0) removal = removal.where('id', 'not in', ids)
-  await removal.execute()
-  const existing = new Set(
-    (
-      await db.selectFrom('event_tickets').select('id').where('event_id', '=', eventId).execute()
-    ).map((t) => t.id as string),
-  )
-  for (const [position, ticket] of tickets.entries()) {
-    const columns = {
+  await writeChildren(db, {
+    table: 'event_tickets',
+    parent: { column: 'event_id', id: eventId },
+    stored: await db
+      .selectFrom('event_tickets')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .execute(),
+    wanted: tickets.map((ticket, position) => ({
+      id: ticket.id,
       name: ticket.name,
       description: ticket.description ?? null,
       price_amount: ticket.price.amount,
@@ -278,14 +242,9 @@ export async function syncTickets(
       position,
       sales_start_at: ticket.sales_start_at ?? null,
       sales_end_at: ticket.sales_end_at ?? null,
-      updated_at: now,
-    }
-    if (existing.has(ticket.id))
-      await db.updateTable('event_tickets').set(columns).where('id', '=', ticket.id).execute()
-    else
-      await db
-        .insertInto('event_tickets')
-        .values({ ...columns, id: ticket.id, event_id: eventId, created_at: now })
-        .execute()
-  }
+    })),
+    leftOut: 'delete',
+    onInsert: { created_at: now, updated_at: now },
+    onUpdate: { updated_at: now },
+  })
 }
