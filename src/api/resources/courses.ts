@@ -177,7 +177,7 @@ export const courses = defineResource({
     const enrolled = await context.db
       .selectFrom('enrollments')
       .select('id')
-      .where('course_id', '=', row.id as string)
+      .where('course_id', '=', row.id)
       .limit(1)
       .executeTakeFirst()
     if (row.status !== 'draft' || enrolled)
@@ -238,7 +238,7 @@ export const courses = defineResource({
             updated_at: context.now,
           })
           .execute()
-        await copyCurriculum(context, row.id as string, id)
+        await copyCurriculum(context, row.id, id)
         return id
       },
     },

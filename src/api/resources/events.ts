@@ -226,7 +226,7 @@ export const events = defineResource({
       .selectFrom('event_attendees as a')
       .leftJoin('event_tickets as t', 't.id', 'a.ticket_id')
       .select('a.id')
-      .where('a.event_id', '=', row.id as string)
+      .where('a.event_id', '=', row.id)
       .where((eb) => eb.or([eb('a.order_id', 'is not', null), eb('t.price_amount', '>', 0)]))
       .limit(1)
       .executeTakeFirst()

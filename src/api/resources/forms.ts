@@ -14,7 +14,7 @@ import {
   url,
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
-import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { list, object, structure } from '../framework/structures.js'
 import { notWrittenByApi } from './owners.js'
 
 export const FORM_FIELD_TYPES = [
@@ -78,15 +78,13 @@ export const forms = defineResource({
       filter: true,
     }),
     status: enumeration(['active', 'closed'], { public: true, readOnly: true, filter: true }),
-    fields: structure(
-      { type: 'array', maxItems: 50, items: membersSchema(formField) },
-      (value, path, errors) => {
-        if (!Array.isArray(value) || value.length > 50)
-          return fail(errors, path, 'type', `${path} must list at most 50 fields`)
-        return value.map((entry, i) => checkMembers(formField, entry, `${path}[${i}]`, errors))
-      },
-      { public: true, readOnly: true, description: 'The questions, in order' },
-    ),
+    fields: list(formField, {
+      max: 50,
+      noun: 'fields',
+      public: true,
+      readOnly: true,
+      description: 'The questions, in order',
+    }),
     linked_to: object(
       {
         page_id: reference('pag', { nullable: true }),

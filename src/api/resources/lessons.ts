@@ -10,7 +10,7 @@ import {
   url,
 } from '../framework/fields.js'
 import { defineResource, type ResourceDefinition } from '../framework/resource.js'
-import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { list, object } from '../framework/structures.js'
 import { curriculumOwnership } from './owners.js'
 import { compact, placeAt } from './positions.js'
 import { sections } from './sections.js'
@@ -66,17 +66,12 @@ export const lessons: ResourceDefinition = defineResource({
       },
       { nullable: true, description: 'Public only on free-preview lessons.' },
     ),
-    attachments: structure(
-      { type: 'array', maxItems: 20, items: membersSchema(attachment) },
-      (value, path, errors) => {
-        if (!Array.isArray(value) || value.length > 20) {
-          errors.push({ field: path, code: 'type', message: `${path} must list at most 20 files` })
-          return undefined
-        }
-        return value.map((entry, i) => checkMembers(attachment, entry, `${path}[${i}]`, errors))
-      },
-      { default: [], description: 'Public only on free-preview lessons.' },
-    ),
+    attachments: list(attachment, {
+      max: 20,
+      noun: 'files',
+      default: [],
+      description: 'Public only on free-preview lessons.',
+    }),
     embed_url: url({ nullable: true }),
     comments_enabled: boolean({ public: true, default: true }),
     completion_rule: enumeration(['view', 'video_percent_90', 'quiz_pass', 'manual'], {

@@ -1,7 +1,7 @@
 import type { FieldError } from '../conventions.js'
-import { fail, type Row } from '../framework/fields.js'
+import { type Row, reference } from '../framework/fields.js'
 import type { Ownership, ResourceContext } from '../framework/resource.js'
-import { structure } from '../framework/structures.js'
+import { list } from '../framework/structures.js'
 
 /**
  * The owners of records that a lecturer may change (DOMAIN.md §4.1: "lecturers (rw own
@@ -31,27 +31,15 @@ export function hostedBy(lecturerIds: unknown, profiles: ReadonlySet<string>): b
   }
 }
 
-const LECTURER_ID = /^lec_[A-Za-z0-9_-]+$/
-
 /** The ids of a course's or an event's lecturers, in display order, stored as JSON. */
 export const lecturerIdsField = () =>
-  structure(
-    {
-      type: 'array',
-      maxItems: 10,
-      items: { type: 'string', pattern: LECTURER_ID.source },
-    },
-    (value, path, errors) => {
-      if (
-        !Array.isArray(value) ||
-        value.length > 10 ||
-        value.some((v) => typeof v !== 'string' || !LECTURER_ID.test(v))
-      )
-        return fail(errors, path, 'type', `${path} must list at most 10 lecturer ids (lec_…)`)
-      return [...new Set(value as string[])]
-    },
-    { public: true, default: [] },
-  )
+  list(reference('lec'), {
+    max: 10,
+    noun: 'lecturer ids',
+    dropRepeats: true,
+    public: true,
+    default: [],
+  })
 
 /** Adds an error for each id of a write's `lecturer_ids` that names no lecturer profile. */
 export async function checkLecturerIds(

@@ -10,7 +10,7 @@ import {
   text,
   url,
 } from '../framework/fields.js'
-import { checkMembers, membersSchema, structure } from '../framework/structures.js'
+import { checkMembers, list, membersSchema } from '../framework/structures.js'
 
 /**
  * The blocks a page is built from (DOMAIN.md §4.3.19), each with the props it takes. A
@@ -24,44 +24,17 @@ const MAX_BLOCKS = 100
 const MAX_PROPS_JSON = 50_000
 
 /** A list of ids of one resource (`crs_…`), without duplicates. */
-function idList(prefix: string, maxItems: number): Field {
-  const pattern = new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,60}$`)
-  return structure(
-    {
-      type: 'array',
-      maxItems,
-      items: { type: 'string', pattern: pattern.source },
-    },
-    (value, path, errors) => {
-      if (
-        !Array.isArray(value) ||
-        value.length > maxItems ||
-        value.some((v) => typeof v !== 'string' || !pattern.test(v))
-      )
-        return fail(
-          errors,
-          path,
-          'type',
-          `${path} must be a list of at most ${maxItems} ids starting with ${prefix}_`,
-        )
-      return [...new Set(value as string[])]
-    },
-    { nullable: true },
-  )
-}
+const idList = (prefix: string, max: number): Field =>
+  list(reference(prefix), {
+    max,
+    noun: `ids starting with ${prefix}_`,
+    dropRepeats: true,
+    nullable: true,
+  })
 
 /** A list of objects made of member fields (testimonials, questions). */
-function objectList(members: Record<string, Field>, maxItems: number): Field {
-  return structure(
-    { type: 'array', maxItems, items: membersSchema(members) },
-    (value, path, errors) => {
-      if (!Array.isArray(value) || value.length > maxItems)
-        return fail(errors, path, 'type', `${path} must be a list of at most ${maxItems} entries`)
-      return value.map((item, i) => checkMembers(members, item, `${path}[${i}]`, errors))
-    },
-    { nullable: true },
-  )
-}
+const objectList = (members: Record<string, Field>, max: number): Field =>
+  list(members, { max, noun: 'entries', nullable: true })
 
 /** Where a button or image leads: an http(s) URL or a path on the school's site. */
 const link = (options: { required?: boolean } = {}) =>
