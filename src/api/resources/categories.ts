@@ -48,7 +48,7 @@ export function categories(kind: CategoryKind): ResourceDefinition {
       const used = await context.db
         .selectFrom(of)
         .select('id')
-        .where('category_id', '=', row.id as string)
+        .where('category_id', '=', row.id)
         .limit(1)
         .executeTakeFirst()
       if (used)

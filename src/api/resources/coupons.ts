@@ -79,7 +79,7 @@ export const coupons = defineResource({
     },
   },
   async enrich(db, rows) {
-    const ids = rows.map((r) => r.id as string)
+    const ids = rows.map((r) => r.id)
     const moneyDb = db as unknown as Db
     const [records, currencies] = await Promise.all([
       loadMoneyRecords(moneyDb, { couponIds: ids }),

@@ -147,7 +147,7 @@ export const courses = defineResource({
     full
       ? {}
       : {
-          pricing_plans: (JSON.parse(row.pricing_plans as string) as Plan[]).filter(
+          pricing_plans: (JSON.parse(row.pricing_plans) as Plan[]).filter(
             (p) => p.available !== false,
           ),
         },
@@ -219,8 +219,8 @@ export const courses = defineResource({
       creates: true,
       async run(context, row) {
         const id = context.deps.random.id('crs')
-        const title = `${row.title as string} (copy)`.slice(0, 120)
-        const plans = (JSON.parse(row.pricing_plans as string) as Plan[]).map((p) => ({
+        const title = `${row.title} (copy)`.slice(0, 120)
+        const plans = (JSON.parse(row.pricing_plans) as Plan[]).map((p) => ({
           ...p,
           id: context.deps.random.id('pln'),
         }))

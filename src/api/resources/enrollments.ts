@@ -7,7 +7,7 @@ async function update(context: ResourceContext, row: Row, changes: Row): Promise
   await context.db
     .updateTable('enrollments')
     .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
+    .where('id', '=', row.id)
     .execute()
   return row.id as string
 }
@@ -69,12 +69,12 @@ export const enrollments = defineResource({
       context.db
         .selectFrom('students')
         .select('id')
-        .where('id', '=', values.student_id as string)
+        .where('id', '=', values.student_id)
         .executeTakeFirst(),
       context.db
         .selectFrom('courses')
         .select(['id', 'pricing_plans'])
-        .where('id', '=', values.course_id as string)
+        .where('id', '=', values.course_id)
         .executeTakeFirst(),
     ])
     if (!student)

@@ -116,12 +116,12 @@ export const forms = defineResource({
       .where(
         'form_id',
         'in',
-        rows.map((row) => row.id as string),
+        rows.map((row) => row.id),
       )
       .groupBy('form_id')
       .execute()
     const byForm = new Map(counts.map((row) => [row.form_id as string, Number(row.n)]))
-    for (const row of rows) row.submissions_count = byForm.get(row.id as string) ?? 0
+    for (const row of rows) row.submissions_count = byForm.get(row.id) ?? 0
   },
   computed: (row, full) => (full ? { submissions_count: row.submissions_count ?? 0 } : {}),
 })

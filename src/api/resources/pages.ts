@@ -55,7 +55,7 @@ export const pages = defineResource({
   async beforeWrite(context, values, existing) {
     if (values.type !== 'home') return
     let others = context.db.selectFrom('pages').select('id').where('type', '=', 'home')
-    if (existing) others = others.where('id', '<>', existing.id as string)
+    if (existing) others = others.where('id', '<>', existing.id)
     if (await others.executeTakeFirst())
       throw validationFailed([
         { field: 'type', code: 'taken', message: 'the school already has a home page' },
