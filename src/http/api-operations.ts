@@ -27,6 +27,7 @@ export function inputOf(request: FastifyRequest): OperationInput {
     ifMatch: header(request, 'if-match'),
     ifNoneMatch: header(request, 'if-none-match'),
     idempotencyKey: header(request, 'idempotency-key'),
+    clientAddress: request.ip,
   }
 }
 
@@ -65,6 +66,7 @@ export function bindOperations(api: FastifyInstance, operations: readonly ApiOpe
     api.route({
       method: operation.method,
       url: operation.path,
+      ...(operation.jsonBodyLimit !== undefined && { bodyLimit: operation.jsonBodyLimit }),
       handler: async (request, reply) => sendResult(reply, await operation.run(inputOf(request))),
     })
   }

@@ -71,6 +71,14 @@ export interface RawBody<C extends Caller = TokenCaller> {
   limit(context: Omit<EndpointContext<C>, 'body' | 'bytes'>): BodyLimit
 }
 
+/** What a check made before the input is read receives: who calls, and the raw input. */
+export interface EndpointCall<C extends Caller = TokenCaller> {
+  readonly deps: AppDeps
+  readonly caller: C
+  readonly input: OperationInput
+  readonly now: number
+}
+
 /** The schema of a raw file body. */
 export const BINARY: JsonSchema = { type: 'string', format: 'binary' }
 
@@ -102,6 +110,8 @@ interface EndpointCommon {
   readonly ifMatch?: boolean
   /** Documents the Idempotency-Key header (the run passes it to `withIdempotency`). */
   readonly idempotent?: boolean
+  /** The largest JSON body accepted, in bytes (413 beyond); the binding's default when absent. */
+  readonly jsonBodyLimit?: number
   /** The success response, or each of them (a create answering 200 for a known record). */
   readonly output: EndpointOutput | readonly EndpointOutput[]
   /** Problem statuses the operation answers, and what each means here. */
@@ -113,6 +123,11 @@ export interface ScopedEndpoint extends EndpointCommon {
   readonly scope: string
   readonly public?: false
   readonly rawBody?: RawBody<TokenCaller>
+  /**
+   * Checks run after the scope and before the input is read (a role rule, a rate limit), so
+   * a caller refused here learns nothing of the input's checks, and every call is counted.
+   */
+  before?(call: EndpointCall<TokenCaller>): void | Promise<void>
   run(context: EndpointContext<TokenCaller>): Promise<OperationResult>
 }
 
@@ -122,6 +137,8 @@ export interface PublicEndpoint extends EndpointCommon {
   readonly scope?: string
   readonly public: true
   readonly rawBody?: RawBody<Caller>
+  /** Checks run before the input is read (a rate limit), as for a scoped endpoint. */
+  before?(call: EndpointCall<Caller>): void | Promise<void>
   run(context: EndpointContext<Caller>): Promise<OperationResult>
 }
 
@@ -187,12 +204,16 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     schema: { type: 'string' },
   })
   const parameters: Array<Record<string, unknown>> = [
-    ...names.map((name) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: d.params?.[name]?.schema() ?? { type: 'string' },
-    })),
+    ...names.map((name) => {
+      const { description, ...schema } = d.params?.[name]?.schema() ?? { type: 'string' }
+      return {
+        name,
+        in: 'path',
+        required: true,
+        schema,
+        ...(description !== undefined && { description }),
+      }
+    }),
     ...Object.entries(d.query ?? {}).map(([name, member]) => {
       const { description, ...schema } = member.schema()
       const { required } = member.options
@@ -222,8 +243,9 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ? Object.fromEntries(Object.entries(d.rawBody.mediaTypes).map(([t, schema]) => [t, { schema }]))
     : bodySchema && { 'application/json': { schema: bodySchema } }
   const outputs = Array.isArray(d.output) ? d.output : [d.output as EndpointOutput]
+  // A public operation takes no token, or any valid one (an invalid one is refused) or the scope's.
   const security = d.public
-    ? [{}, ...(d.scope !== undefined ? [{ oauth2: [d.scope] }] : [])]
+    ? [{}, { oauth2: d.scope !== undefined ? [d.scope] : [] }]
     : [{ oauth2: [d.scope] }]
   const openapi = {
     operationId: d.operationId,
@@ -247,6 +269,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ...(d.scope !== undefined && { scope: d.scope }),
     ...(d.public && { public: true }),
     effect: d.effect ?? EFFECTS[d.method],
+    ...(d.jsonBodyLimit !== undefined && { jsonBodyLimit: d.jsonBodyLimit }),
     inputSchema: inputSchemaOf(
       parameters,
       bodySchema && { schema: bodySchema, required: bodyRequired },
@@ -276,6 +299,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     deps: AppDeps,
     callerOf: (input: OperationInput) => C,
     raw: RawBody<C> | undefined,
+    before: ((call: EndpointCall<C>) => void | Promise<void>) | undefined,
     run: (context: EndpointContext<C>) => Promise<OperationResult>,
   ): ApiOperation {
     const prepared = (input: OperationInput) => {
@@ -285,6 +309,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     return {
       ...spec,
       async run(input) {
+        await before?.({ deps, caller: callerOf(input), input, now: deps.clock.now() })
         const context = prepared(input)
         const bytes = raw ? bytesOf(input.body, raw.limit(context)) : Buffer.alloc(0)
         return run({ ...context, bytes })
@@ -297,8 +322,9 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ...spec,
     bind(deps: AppDeps) {
       const { issuer } = deps.config
-      if (d.public) return bound(deps, (input) => input.caller, d.rawBody, d.run)
-      return bound(deps, (input) => requireScope(input.caller, d.scope, issuer), d.rawBody, d.run)
+      if (d.public) return bound(deps, (input) => input.caller, d.rawBody, d.before, d.run)
+      const scoped = (input: OperationInput) => requireScope(input.caller, d.scope, issuer)
+      return bound(deps, scoped, d.rawBody, d.before, d.run)
     },
   }
 }

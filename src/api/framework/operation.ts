@@ -27,6 +27,8 @@ export interface OperationInput {
    * remove), nothing is kept. Only operations whose spec says `dryRun` honour it.
    */
   readonly dryRun?: boolean
+  /** The address the call came from, when the binding knows it (per-address rate limits). */
+  readonly clientAddress?: string
 }
 
 /** What an operation answers: a status, a JSON body, and the metadata beside it. */
@@ -67,6 +69,8 @@ export interface OperationSpec {
   readonly dryRun?: boolean
   /** The roles that may call it at all, when fewer than the scope's (a resource's writeRoles). */
   readonly roles?: readonly string[]
+  /** The largest JSON body accepted, in bytes (413 beyond); the binding's default when absent. */
+  readonly jsonBodyLimit?: number
   /**
    * The input as one JSON Schema object: `params`, `query` and `body` members, each present
    * when the operation takes it, for bindings that take one JSON argument (MCP tools).
