@@ -32,7 +32,7 @@ import {
   sortRanking,
   studentSeries,
 } from './figures.js'
-import type { ReportQuery } from './params.js'
+import type { ReportQuery } from './report-query.js'
 
 export interface SchoolSettings {
   readonly timeZone: string
