@@ -9,7 +9,10 @@ import type {
 } from '../../src/api/framework/operation.js'
 import { resourceOperations } from '../../src/api/framework/resource-operations.js'
 import { ProblemError } from '../../src/api/problem.js'
+import { analyticsEndpoints } from '../../src/api/resources/analytics.js'
 import { courses } from '../../src/api/resources/courses.js'
+import { curriculumEndpoints } from '../../src/api/resources/curriculum.js'
+import { formSubmissionEndpoint } from '../../src/api/resources/form-submission-endpoint.js'
 import { progressEndpoints } from '../../src/api/resources/progress.js'
 import type { AppDeps } from '../../src/app-deps.js'
 import { parseConfig } from '../../src/config.js'
@@ -36,7 +39,13 @@ beforeAll(async () => {
   operations = new Map(
     [
       ...resourceOperations(courses, deps),
-      ...[...accountEndpoints, ...progressEndpoints].map((endpoint) => endpoint.bind(deps)),
+      ...[
+        ...accountEndpoints,
+        ...progressEndpoints,
+        ...analyticsEndpoints,
+        ...curriculumEndpoints,
+        formSubmissionEndpoint,
+      ].map((endpoint) => endpoint.bind(deps)),
     ].map((operation) => [operation.name, operation]),
   )
   const user = await deps.users.insert({
@@ -200,5 +209,52 @@ describe('endpoints declared with defineEndpoint', () => {
       notification_preferences: { new_student: true, new_order: true },
     })
     expect(changed.etag).toBe(etagOf(bodyOf(changed)))
+  })
+
+  it('checks the query from its members; a report answers a refused one 400 invalid_request', async () => {
+    const analyst = { ...owner, scopes: new Set(['analytics:read']) } as Caller
+    const products = operations.get('analytics.products')
+    const parameters = products?.openapi.parameters as Array<Record<string, unknown>>
+    expect(parameters.find((p) => p.name === 'limit')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+    })
+    const query = { limit: '0', sort: '-price', colour: 'red', from: ['2026-01-01', '2026-01-02'] }
+    const refused = await problemOf(run('analytics.products', { caller: analyst, query }))
+    expect([refused?.status, refused?.fields.code]).toEqual([400, 'invalid_request'])
+    expect(refused?.fields.errors?.map((e) => `${e.field} ${e.code}`)).toEqual([
+      'limit range',
+      'sort unknown_sort',
+      'colour unknown_parameter',
+      'from repeated',
+    ])
+    const backwards = { from: '2026-03-02', to: '2026-03-01', product_type: 'event' }
+    const range = await problemOf(run('analytics.products', { caller: analyst, query: backwards }))
+    expect(range?.fields.errors?.map((e) => `${e.field} ${e.code}`)).toEqual(['from invalid_range'])
+    const listed = await run('analytics.products', { caller: analyst, query: { limit: '5' } })
+    expect(bodyOf(listed)).toMatchObject({ object: 'list', data: [] })
+  })
+
+  it('runs `before` ahead of the input: the role rule, and a rate limit counting every attempt', async () => {
+    const token = owner as Extract<Caller, { kind: 'token' }>
+    const student = { ...token, user: { ...token.user, role: 'student' } } as Caller
+    const reorder = run('curriculum.reorder', {
+      caller: { ...student, scopes: new Set(['curriculum:write']) } as Caller,
+      params: { course_id: 'crs_none' },
+      contentType: 'text/plain',
+    })
+    expect((await problemOf(reorder))?.fields.code).toBe('forbidden_role')
+    const attempts: Array<number | undefined> = []
+    for (let i = 0; i <= deps.config.formSubmissionRateLimit; i++) {
+      const submit = run('form_submissions.submit', {
+        params: { form_id: 'frm_none' },
+        clientAddress: '192.0.2.7',
+        contentType: 'text/plain',
+      })
+      attempts.push((await problemOf(submit))?.status)
+    }
+    expect(attempts.at(0)).toBe(415)
+    expect(attempts.at(-1)).toBe(429)
   })
 })

@@ -122,11 +122,15 @@ export const pathParams = (path: string): string[] =>
 export const filledPath = (path: string, params: Readonly<Record<string, string>>): string =>
   path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))
 
-/** The OpenAPI path items of operations: each operation under its path, in declaration order. */
+/**
+ * The OpenAPI path items of operations: each operation under its path, in declaration order,
+ * added to the methods `base` already documents there (a resource's list beside a POST).
+ */
 export function openapiPathsOf(
   operations: readonly OperationSpec[],
+  base: Readonly<Record<string, Record<string, unknown>>> = {},
 ): Record<string, Record<string, unknown>> {
-  const paths: Record<string, Record<string, unknown>> = {}
+  const paths: Record<string, Record<string, unknown>> = { ...base }
   for (const operation of operations) {
     const path = openapiPath(operation.path)
     paths[path] = { ...paths[path], [operation.method.toLowerCase()]: operation.openapi }

@@ -1,6 +1,6 @@
 import type { ApiArea } from '../area.js'
 import { comments } from './comments.js'
-import { formSubmissionPaths, registerFormSubmissionRoutes } from './form-submission-routes.js'
+import { formSubmissionEndpoint } from './form-submission-endpoint.js'
 import { formSubmissions, forms } from './forms.js'
 
 /**
@@ -9,5 +9,5 @@ import { formSubmissions, forms } from './forms.js'
  */
 export const communityArea: ApiArea = {
   resources: [comments, forms, formSubmissions],
-  legacy: { paths: formSubmissionPaths, register: registerFormSubmissionRoutes },
+  endpoints: [formSubmissionEndpoint],
 }

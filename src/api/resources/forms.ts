@@ -57,7 +57,7 @@ const formField: Record<string, Field> = {
 /**
  * Forms (DOMAIN.md §4.3.18), read only through the API: the team defines them in the admin.
  * The public reads (and lists) active forms' definitions, to render them; submissions are
- * made anonymously with `POST /api/v1/forms/{id}/submissions` (form-submission-routes.ts).
+ * made anonymously with `POST /api/v1/forms/{id}/submissions` (form-submission-endpoint.ts).
  */
 export const forms = defineResource({
   object: 'form',
