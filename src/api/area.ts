@@ -1,6 +1,5 @@
 import type { Endpoint } from './framework/operation.js'
 import type { ResourceDefinition } from './framework/resource.js'
-import type { LegacyRoutes } from './legacy-routes.js'
 
 /**
  * One part of the business API: the resources it declares, and the hand-written operations
@@ -10,6 +9,4 @@ import type { LegacyRoutes } from './legacy-routes.js'
 export interface ApiArea {
   readonly resources: readonly ResourceDefinition[]
   readonly endpoints?: readonly Endpoint[]
-  /** Routes not yet declared as endpoints (see legacy-routes.ts); to be removed. */
-  readonly legacy?: LegacyRoutes
 }

@@ -6,7 +6,6 @@ import { type ApiOperation, type Endpoint, openapiPathsOf } from '../api/framewo
 import { problemResponse } from '../api/framework/problem-response.js'
 import { pathOf } from '../api/framework/resource.js'
 import { resourceOperations } from '../api/framework/resource-operations.js'
-import type { LegacyRoutes } from '../api/legacy-routes.js'
 import { ProblemError } from '../api/problem.js'
 import { curriculumEndpoints } from '../api/resources/curriculum.js'
 import { AREAS, RESOURCES } from '../api/resources/index.js'
@@ -32,11 +31,6 @@ const ENDPOINTS: readonly Endpoint[] = [
   ...progressEndpoints,
   ...curriculumEndpoints,
   ...AREAS.flatMap((area) => area.endpoints ?? []),
-]
-
-/** TEMPORARY: the hand-written routes not yet declared as endpoints (src/api/legacy-routes.ts). */
-const LEGACY_ROUTES: readonly LegacyRoutes[] = [
-  ...AREAS.flatMap((area) => (area.legacy ? [area.legacy] : [])),
 ]
 
 /** Every operation of the API, bound to the application's dependencies. */
@@ -107,7 +101,6 @@ function callerOf(request: FastifyRequest): Caller {
 export const apiRoutes: RouteModule = {
   openapi: {
     ...openapiPathsOf(ENDPOINTS, Object.assign({}, ...RESOURCES.map(resourcePaths))),
-    ...Object.assign({}, ...LEGACY_ROUTES.map((legacy) => legacy.paths)),
     '/api/v1': {
       get: {
         operationId: 'getApiIndex',
@@ -147,7 +140,6 @@ export const apiRoutes: RouteModule = {
       })
 
       bindOperations(api, apiOperations(deps))
-      for (const legacy of LEGACY_ROUTES) legacy.register(api, deps)
     })
   },
 }
