@@ -95,6 +95,8 @@ interface EndpointCommon {
   readonly tags: readonly string[]
   /** Defaults to the method's: GET reads, DELETE deletes, the others write. */
   readonly effect?: OperationEffect
+  /** The roles that may call it at all, when fewer than the scope's (checked in `before` or `run`). */
+  readonly roles?: readonly string[]
   /** Path parameters with their own checks; undeclared ones are plain strings. */
   readonly params?: Members
   readonly query?: Readonly<Record<string, QueryMember>>
@@ -270,6 +272,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ...(d.public && { public: true }),
     effect: d.effect ?? EFFECTS[d.method],
     ...(d.jsonBodyLimit !== undefined && { jsonBodyLimit: d.jsonBodyLimit }),
+    ...(d.roles !== undefined && { roles: d.roles }),
     inputSchema: inputSchemaOf(
       parameters,
       bodySchema && { schema: bodySchema, required: bodyRequired },

@@ -196,6 +196,7 @@ export const curriculumEndpoints: readonly Endpoint[] = [
     summary: 'Reorder sections and lessons (and move lessons between sections) in one request',
     tags,
     scope: sections.scopes.write as string,
+    roles: sections.writeRoles,
     // The role rule before the body is read, as for every write.
     before: ({ deps, caller }) => void writerOf(caller, sections, deps),
     body: { sections: orderSections },

@@ -77,8 +77,14 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
   tags: ['form_submissions'],
   public: true,
   jsonBodyLimit: SUBMISSION_BODY_LIMIT,
-  // Every attempt counts, however malformed its body.
-  before: ({ deps, input, now }) => limitSubmissions(deps, input.clientAddress ?? '', now),
+  // Every attempt counts, however malformed its body: per client address, or per person when
+  // the binding knows no address (an MCP tool call).
+  before: ({ deps, caller, input, now }) =>
+    limitSubmissions(
+      deps,
+      input.clientAddress ?? (caller.kind === 'token' ? `user ${caller.user.id}` : ''),
+      now,
+    ),
   body: { answers, ...SUBMISSION_MEMBERS },
   output: {
     status: 201,
