@@ -2,7 +2,7 @@ import type { AdvertisedEndpoint } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 import { resourceSchemas } from './framework/openapi.js'
 import type { OpenApiPaths } from './openapi-paths.js'
-import { RESOURCES } from './resources/index.js'
+import { RESOURCES } from './registry.js'
 
 /** Assembles the OpenAPI 3.1 document from the path items the route modules declare. */
 export function buildOpenApiDocument(

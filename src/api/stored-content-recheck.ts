@@ -1,7 +1,7 @@
 import type { Db } from '../storage/schema.js'
 import type { FieldError } from './conventions.js'
-import { findCssProblem } from './resources/custom-css.js'
-import { checkBlocks } from './resources/page-blocks.js'
+import { findCssProblem } from './school/custom-css.js'
+import { checkBlocks } from './school/page-blocks.js'
 
 /** What a start found stored under older, looser rules, and changed. */
 export interface StoredContentRecheck {

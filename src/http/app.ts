@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
 import { unredacted } from '../platform/logger.js'
-import { accountRoutes } from './account-routes.js'
+import { accountRoutes } from './account-page-routes.js'
 import { apiRoutes } from './api-routes.js'
 import { hasRepeatedAuthorization, repeatedAuthorizationError } from './authorization-header.js'
 import { authorizeRoutes } from './authorize-routes.js'

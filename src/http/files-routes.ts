@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../api/problem.js'
 import type { AppDeps } from '../app-deps.js'
-import { contentDisposition, servedInline, servedType } from '../storage/files/policy.js'
-import { signatureValid } from '../storage/files/signing.js'
-import { fileStoreOf } from '../storage/files/store.js'
+import { contentDisposition, servedInline, servedType } from '../storage/file-bytes/policy.js'
+import { signatureValid } from '../storage/file-bytes/signing.js'
+import { fileStoreOf } from '../storage/file-bytes/store.js'
 import type { RouteModule } from './deps.js'
 
 const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/

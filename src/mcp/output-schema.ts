@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../api/framework/fields.js'
 import { resourceSchemas } from '../api/framework/openapi.js'
 import type { OperationSpec } from '../api/framework/operation.js'
-import { RESOURCES } from '../api/resources/index.js'
+import { RESOURCES } from '../api/registry.js'
 
 const COMPONENT = '#/components/schemas/'
 

@@ -1,7 +1,7 @@
 import type { ApiOperation } from '../api/framework/operation.js'
 import { toolNameOf } from '../api/framework/operation.js'
 import { pathOf, type ResourceDefinition } from '../api/framework/resource.js'
-import { RESOURCES } from '../api/resources/index.js'
+import { RESOURCES } from '../api/registry.js'
 import { describeScope } from '../oauth/authorize/scope-labels.js'
 import { ROLES, roleAllows } from '../oauth/roles.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'

@@ -1,6 +1,6 @@
 import { resourceSchemas } from '../api/framework/openapi.js'
 import type { OpenApiPaths } from '../api/openapi-paths.js'
-import { RESOURCES } from '../api/resources/index.js'
+import { RESOURCES } from '../api/registry.js'
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 

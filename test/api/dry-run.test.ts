@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Caller } from '../../src/api/caller.js'
+import { courses } from '../../src/api/catalogue/courses.resource.js'
 import type {
   ApiOperation,
   OperationInput,
@@ -7,7 +8,6 @@ import type {
 } from '../../src/api/framework/operation.js'
 import { resourceOperations } from '../../src/api/framework/resource-operations.js'
 import { ProblemError } from '../../src/api/problem.js'
-import { courses } from '../../src/api/resources/courses.js'
 import type { AppDeps } from '../../src/app-deps.js'
 import { parseConfig } from '../../src/config.js'
 import { prepare } from '../../src/main.js'

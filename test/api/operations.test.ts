@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { accountEndpoints } from '../../src/api/account-endpoints.js'
+import { analyticsEndpoints } from '../../src/api/analytics/analytics-area.js'
 import type { Caller } from '../../src/api/caller.js'
+import { courses } from '../../src/api/catalogue/courses.resource.js'
+import { curriculumEndpoints } from '../../src/api/catalogue/curriculum.js'
+import { formSubmissionEndpoint } from '../../src/api/community/form-submission-endpoint.js'
 import { etagOf, etagOfJson } from '../../src/api/conventions.js'
 import type {
   ApiOperation,
@@ -8,12 +11,9 @@ import type {
   OperationResult,
 } from '../../src/api/framework/operation.js'
 import { resourceOperations } from '../../src/api/framework/resource-operations.js'
+import { accountEndpoints } from '../../src/api/people/own-account-endpoints.js'
+import { progressEndpoints } from '../../src/api/people/progress.js'
 import { ProblemError } from '../../src/api/problem.js'
-import { analyticsEndpoints } from '../../src/api/resources/analytics.js'
-import { courses } from '../../src/api/resources/courses.js'
-import { curriculumEndpoints } from '../../src/api/resources/curriculum.js'
-import { formSubmissionEndpoint } from '../../src/api/resources/form-submission-endpoint.js'
-import { progressEndpoints } from '../../src/api/resources/progress.js'
 import type { AppDeps } from '../../src/app-deps.js'
 import { parseConfig } from '../../src/config.js'
 import { prepare } from '../../src/main.js'

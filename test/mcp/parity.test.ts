@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RESOURCES } from '../../src/api/resources/index.js'
+import { RESOURCES } from '../../src/api/registry.js'
 import { ROLES, roleAllows } from '../../src/oauth/roles.js'
 import { ALL_SCOPES } from '../../src/oauth/scopes.js'
 import { useDemoServer } from '../support/demo.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, parseConfig } from '../../src/config.js'
-import { setAccountPassword } from '../../src/people/accounts.js'
+import { setAccountPassword } from '../../src/people/account-admin.js'
 import { digest } from '../../src/platform/crypto.js'
 import {
   createIntegrationClient,

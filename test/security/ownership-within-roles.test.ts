@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RESOURCES } from '../../src/api/resources/index.js'
+import { RESOURCES } from '../../src/api/registry.js'
 import { type Json, readJson } from '../support/http.js'
 import { startTestServer, type TestServer } from '../support/server.js'
 import { issue } from '../support/token-lifecycle.js'

@@ -7,7 +7,7 @@ import {
   sortableOf,
 } from '../../src/api/framework/list-params.js'
 import { pathOf } from '../../src/api/framework/resource.js'
-import { RESOURCES } from '../../src/api/resources/index.js'
+import { RESOURCES } from '../../src/api/registry.js'
 import { craftedCursors } from '../support/crafted-cursors.js'
 import { type Json, readJson } from '../support/http.js'
 import { startTestServer, type TestServer } from '../support/server.js'

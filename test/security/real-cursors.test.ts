@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { sortableOf } from '../../src/api/framework/list-params.js'
 import { pathOf } from '../../src/api/framework/resource.js'
-import { RESOURCES } from '../../src/api/resources/index.js'
+import { RESOURCES } from '../../src/api/registry.js'
 import { useDemoServer } from '../support/demo.js'
 import { readJson } from '../support/http.js'
 import { issue } from '../support/token-lifecycle.js'

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
-import { saveFile } from '../../storage/files/records.js'
-import { fileStoreOf } from '../../storage/files/store.js'
+import { saveFile } from '../../storage/file-bytes/records.js'
+import { fileStoreOf } from '../../storage/file-bytes/store.js'
 import type { Db } from '../../storage/schema.js'
 import type { FilePurpose } from '../../storage/tables/storage.js'
 

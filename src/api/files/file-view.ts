@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
-import { ACCEPTED_TYPES, PURPOSE_NAMES } from '../../storage/files/policy.js'
-import { fileUrl } from '../../storage/files/signing.js'
+import { ACCEPTED_TYPES, PURPOSE_NAMES } from '../../storage/file-bytes/policy.js'
+import { fileUrl } from '../../storage/file-bytes/signing.js'
 import type { FileTable } from '../../storage/tables/storage.js'
 import { timestamp } from '../conventions.js'
 

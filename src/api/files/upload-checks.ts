@@ -1,6 +1,11 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { Role } from '../../oauth/roles.js'
-import { ACCEPTED_TYPES, isPurpose, PURPOSE_NAMES, PURPOSES } from '../../storage/files/policy.js'
+import {
+  ACCEPTED_TYPES,
+  isPurpose,
+  PURPOSE_NAMES,
+  PURPOSES,
+} from '../../storage/file-bytes/policy.js'
 import type { FilePurpose } from '../../storage/tables/storage.js'
 import { type FieldError, validationFailed } from '../conventions.js'
 import type { TokenCaller } from '../framework/endpoint.js'

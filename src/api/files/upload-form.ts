@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
-import { isPurpose, mediaTypeOf } from '../../storage/files/policy.js'
+import { isPurpose, mediaTypeOf } from '../../storage/file-bytes/policy.js'
 import { payloadTooLarge } from '../conventions.js'
 import { ProblemError } from '../problem.js'
 import { capOf, checkType, type Declared, invalid } from './upload-checks.js'

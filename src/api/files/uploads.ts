@@ -5,10 +5,10 @@ import {
   mediaTypeOf,
   PURPOSE_NAMES,
   PURPOSES,
-} from '../../storage/files/policy.js'
-import { deleteFile, saveFile } from '../../storage/files/records.js'
-import { sniff } from '../../storage/files/sniff.js'
-import { fileStoreOf } from '../../storage/files/store.js'
+} from '../../storage/file-bytes/policy.js'
+import { deleteFile, saveFile } from '../../storage/file-bytes/records.js'
+import { sniff } from '../../storage/file-bytes/sniff.js'
+import { fileStoreOf } from '../../storage/file-bytes/store.js'
 import { payloadTooLarge } from '../conventions.js'
 import { BINARY, defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import { queryMember, queryText } from '../framework/endpoint-query.js'

@@ -5,7 +5,7 @@ import {
   addAccount,
   checkNewAccount,
   setAccountPassword,
-} from '../../people/accounts.js'
+} from '../../people/account-admin.js'
 import { checkNewPassword } from '../../platform/passwords.js'
 import { type Args, UsageError } from '../args.js'
 import { quietLogger } from './quiet-logger.js'

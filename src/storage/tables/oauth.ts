@@ -49,7 +49,7 @@ export interface UserTable {
 
 /**
  * Columns migration 0003 added to `users` for the members resource, read and written only
- * through it (src/api/resources/members.ts): `status` defaults to `active`, and `suspended`
+ * through it (src/api/people/members.resource.ts): `status` defaults to `active`, and `suspended`
  * goes with `disabled_at`.
  */
 export interface UserTeamColumns {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appearance } from '../../../src/api/resources/appearance.js'
+import { appearance } from '../../../src/api/school/appearance.resource.js'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

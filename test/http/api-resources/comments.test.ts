@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { comments } from '../../../src/api/resources/comments.js'
+import { comments } from '../../../src/api/community/comments.resource.js'
 import type { CommentTable } from '../../../src/storage/tables/community.js'
 import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'

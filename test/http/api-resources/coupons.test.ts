@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { coupons } from '../../../src/api/resources/coupons.js'
+import { coupons } from '../../../src/api/commerce/coupons.resource.js'
 import type { Db } from '../../../src/storage/schema.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { courseCategories } from '../../../src/api/resources/categories.js'
-import { courses } from '../../../src/api/resources/courses.js'
+import { courseCategories } from '../../../src/api/catalogue/categories.js'
+import { courses } from '../../../src/api/catalogue/courses.resource.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { lessons } from '../../../src/api/resources/lessons.js'
-import { sections } from '../../../src/api/resources/sections.js'
+import { lessons } from '../../../src/api/catalogue/lessons.resource.js'
+import { sections } from '../../../src/api/catalogue/sections.resource.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

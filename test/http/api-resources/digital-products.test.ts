@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { digitalProducts } from '../../../src/api/resources/digital-products.js'
-import { sniff } from '../../../src/storage/files/sniff.js'
+import { digitalProducts } from '../../../src/api/catalogue/digital-products.resource.js'
+import { sniff } from '../../../src/storage/file-bytes/sniff.js'
 import { useDemoServer } from '../../support/demo.js'
 import { tinyPdf, tinyPng } from '../../support/files.js'
 import { type Json, readJson } from '../../support/http.js'

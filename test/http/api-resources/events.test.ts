@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { events } from '../../../src/api/resources/events.js'
+import { events } from '../../../src/api/events/events.resource.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { formSubmissions, forms } from '../../../src/api/resources/forms.js'
+import { formSubmissions, forms } from '../../../src/api/community/forms.resource.js'
 import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ResourceDb } from '../../../src/api/framework/store.js'
-import { membershipPlans } from '../../../src/api/resources/membership-plans.js'
+import { membershipPlans } from '../../../src/api/memberships/membership-plans.resource.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

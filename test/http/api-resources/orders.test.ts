@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { orders } from '../../../src/api/resources/orders.js'
+import { orders } from '../../../src/api/commerce/orders.resource.js'
 import type { Db } from '../../../src/storage/schema.js'
 import type { OrderStatus } from '../../../src/storage/tables/commerce.js'
 import { useDemoServer } from '../../support/demo.js'

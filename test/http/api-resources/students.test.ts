@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { enrollments } from '../../../src/api/resources/enrollments.js'
-import { students } from '../../../src/api/resources/students.js'
+import { enrollments } from '../../../src/api/people/enrollments.resource.js'
+import { students } from '../../../src/api/people/students.resource.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { subscriptions } from '../../../src/api/resources/subscriptions.js'
+import { subscriptions } from '../../../src/api/memberships/subscriptions.resource.js'
 import { useDemoServer } from '../../support/demo.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'

@@ -1,0 +1,85 @@
+import type { ProfileChanges } from '../../storage/users.js'
+import { checkIfMatch, etagOf } from '../conventions.js'
+import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
+import type { Endpoint } from '../framework/operation.js'
+import { ProblemError } from '../problem.js'
+import { ACCOUNT_CHANGES, accountView } from './own-account.js'
+
+const accountSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    object: { const: 'account' },
+    email: { type: 'string' },
+    email_verified: { type: 'boolean' },
+    name: { type: 'string' },
+    avatar_url: { type: ['string', 'null'] },
+    locale: { type: ['string', 'null'] },
+    timezone: { type: ['string', 'null'] },
+    bio: { type: ['string', 'null'] },
+    kind: { enum: ['staff', 'learner'] },
+    role: { type: 'string' },
+    notification_preferences: { type: 'object', additionalProperties: { type: 'boolean' } },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+}
+
+/** The signed-in person's own profile (DOMAIN.md §4.3.20): read it, change it. */
+export const accountEndpoints: readonly Endpoint[] = [
+  defineEndpoint({
+    name: 'account.get',
+    method: 'GET',
+    path: '/api/v1/account',
+    operationId: 'getAccount',
+    summary: 'The signed-in person’s own profile',
+    tags: ['account'],
+    scope: 'account:read',
+    output: { description: 'The account', schema: accountSchema, etag: true },
+    problems: { '401': 'No token, or an invalid one', '403': 'The token lacks account:read' },
+    run: async ({ caller }) => jsonAnswer(accountView(caller.user), { etag: true }),
+  }),
+  defineEndpoint({
+    name: 'account.update',
+    method: 'PATCH',
+    path: '/api/v1/account',
+    operationId: 'updateAccount',
+    summary: 'Update one’s own profile (JSON merge; null clears a field)',
+    tags: ['account'],
+    scope: 'account:write',
+    ifMatch: true,
+    body: ACCOUNT_CHANGES,
+    output: { description: 'The updated account', schema: accountSchema },
+    problems: {
+      '400': 'Malformed body',
+      '401': 'No token, or an invalid one',
+      '403': 'The token lacks account:write',
+      '412': 'If-Match does not match',
+      '415': 'The body is not application/json',
+      '422': 'Validation failed; errors lists each field',
+    },
+    async run({ deps, caller, body, input, now }) {
+      checkIfMatch(input.ifMatch, etagOf(accountView(caller.user)))
+      const preferences = body.notification_preferences as Record<string, boolean> | undefined
+      const changes: ProfileChanges = {
+        ...(body.name !== undefined && { name: body.name as string }),
+        ...(body.avatar_url !== undefined && { avatarUrl: body.avatar_url as string | null }),
+        ...(body.locale !== undefined && { locale: body.locale as string | null }),
+        ...(body.timezone !== undefined && { timezone: body.timezone as string | null }),
+        ...(body.bio !== undefined && { bio: body.bio as string | null }),
+        ...(preferences && {
+          notificationPreferences: { ...caller.user.notificationPreferences, ...preferences },
+        }),
+      }
+      const updated = await deps.users.updateProfile(caller.user.id, changes, now)
+      if (!updated)
+        throw new ProblemError(404, {
+          code: 'not_found',
+          title: 'Not Found',
+          detail: 'the account no longer exists',
+        })
+      const view = accountView(updated)
+      return jsonAnswer(view, { etag: true })
+    },
+  }),
+]

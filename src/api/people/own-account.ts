@@ -1,0 +1,154 @@
+import { hiddenCharacter } from '../../platform/visible-text.js'
+import type { User } from '../../storage/users.js'
+import { type FieldError, timestamp } from '../conventions.js'
+import { type Field, fail, field, type JsonSchema } from '../framework/fields.js'
+
+const TEAM_ROLES = new Set(['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant'])
+
+/** Notification switches a person can set; staff-only ones are ignored for learners. */
+export const NOTIFICATION_KEYS = [
+  'new_order',
+  'new_comment',
+  'new_student',
+  'weekly_summary',
+  'product_news',
+] as const
+
+const DEFAULT_NOTIFICATIONS: Record<string, boolean> = {
+  new_order: true,
+  new_comment: true,
+  new_student: false,
+  weekly_summary: true,
+  product_news: false,
+}
+
+/** The `account` object: the signed-in person's own profile (DOMAIN.md §4.3.20). */
+export function accountView(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    object: 'account',
+    email: user.email,
+    email_verified: true,
+    name: user.name,
+    avatar_url: user.avatarUrl ?? null,
+    locale: user.locale ?? null,
+    timezone: user.timezone ?? null,
+    bio: user.bio ?? null,
+    kind: TEAM_ROLES.has(user.role) ? 'staff' : 'learner',
+    role: user.role,
+    notification_preferences: { ...DEFAULT_NOTIFICATIONS, ...user.notificationPreferences },
+    created_at: timestamp(user.createdAt),
+    updated_at: timestamp(user.updatedAt),
+  }
+}
+
+const LOCALE = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/
+let timezones: ReadonlySet<string> | undefined
+
+/**
+ * A text member of the account: a string without control characters (a bio may hold line
+ * breaks and tabs), at most `max` characters, then `check`ed; `documented` is its schema.
+ */
+function accountText(
+  max: number,
+  nullable: boolean,
+  documented: JsonSchema,
+  check: (value: string, path: string, errors: FieldError[]) => unknown = (value) => value,
+): Field {
+  return field(
+    { nullable },
+    {
+      schema: documented,
+      parseQuery: () => undefined,
+      parse(value, path, errors) {
+        if (typeof value !== 'string')
+          return fail(
+            errors,
+            path,
+            'invalid_type',
+            `${path} must be a string${nullable ? ' or null' : ''}`,
+          )
+        const checked = path.endsWith('bio') ? value.replace(/[\n\t]/g, '') : value
+        if (/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(checked))
+          return fail(
+            errors,
+            path,
+            'invalid_characters',
+            `${path} must not contain control characters`,
+          )
+        if ([...value].length > max)
+          return fail(errors, path, 'too_long', `${path} must be at most ${max} characters`)
+        return check(value, path, errors)
+      },
+    },
+  )
+}
+
+/** The notification switches: known keys, boolean values; merged into the stored ones. */
+const notificationPreferences = field(
+  {},
+  {
+    schema: { type: 'object', additionalProperties: { type: 'boolean' } },
+    parseQuery: () => undefined,
+    parse(value, path, errors) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return fail(errors, path, 'invalid_type', `${path} must be an object of booleans`)
+      const result: Record<string, boolean> = {}
+      for (const [key, on] of Object.entries(value)) {
+        if (!(NOTIFICATION_KEYS as readonly string[]).includes(key))
+          fail(errors, `${path}.${key}`, 'unknown_field', `unknown notification ${key}`)
+        else if (typeof on !== 'boolean')
+          fail(errors, `${path}.${key}`, 'invalid_type', `${key} must be true or false`)
+        else result[key] = on
+      }
+      return result
+    },
+  },
+)
+
+/**
+ * What a PATCH of the account may change (JSON merge semantics: absent members stay, null
+ * clears). Unknown and read-only members are refused, never ignored.
+ */
+export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
+  name: accountText(100, false, { type: 'string', maxLength: 100 }, (name, path, errors) => {
+    const hidden = hiddenCharacter(name)
+    if (name.trim() === '') return fail(errors, path, 'required', `${path} must not be blank`)
+    if (hidden)
+      return fail(
+        errors,
+        path,
+        'invalid_characters',
+        `${path} must not contain invisible or formatting characters (found ${hidden})`,
+      )
+    return name.trim()
+  }),
+  avatar_url: accountText(2000, true, { type: 'string' }, (url, path, errors) =>
+    /^https:\/\/[^\s]+$/.test(url)
+      ? url
+      : fail(errors, path, 'invalid_url', `${path} must be an https URL`),
+  ),
+  locale: accountText(35, true, { type: 'string' }, (locale, path, errors) =>
+    LOCALE.test(locale)
+      ? locale
+      : fail(
+          errors,
+          path,
+          'invalid_locale',
+          `${path} must be a BCP 47 language tag such as en or pt-BR`,
+        ),
+  ),
+  timezone: accountText(64, true, { type: 'string' }, (timezone, path, errors) => {
+    timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
+    return timezones.has(timezone)
+      ? timezone
+      : fail(
+          errors,
+          path,
+          'invalid_timezone',
+          `${path} must be an IANA time zone such as Europe/Berlin`,
+        )
+  }),
+  bio: accountText(2000, true, { type: 'string', maxLength: 2000 }),
+  notification_preferences: notificationPreferences,
+}

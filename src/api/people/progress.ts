@@ -1,0 +1,168 @@
+import type { AppDeps } from '../../app-deps.js'
+import { lessons } from '../catalogue/lessons.resource.js'
+import { timestamp } from '../conventions.js'
+import { notFound, readsFull, writerOf } from '../framework/access.js'
+import { defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
+import type { Endpoint } from '../framework/operation.js'
+import { enrollments } from './enrollments.resource.js'
+
+const COMPLETION = '/api/v1/enrollments/:id/lessons/:lesson_id/completion'
+
+/** Progress of an enrollment over the published lessons of its course. */
+async function progressOf(deps: AppDeps, enrollmentId: string, courseId: string) {
+  const db = deps.database.db
+  const [published, done] = await Promise.all([
+    db
+      .selectFrom('lessons')
+      .select('id')
+      .where('course_id', '=', courseId)
+      .where('status', '=', 'published')
+      .execute(),
+    db
+      .selectFrom('lesson_progress')
+      .select(['lesson_id', 'completed_at'])
+      .where('enrollment_id', '=', enrollmentId)
+      .orderBy('completed_at')
+      .execute(),
+  ])
+  const counted = new Set(published.map((l) => l.id))
+  const completed = done.filter((d) => counted.has(d.lesson_id)).length
+  return {
+    object: 'progress',
+    enrollment_id: enrollmentId,
+    percent: counted.size === 0 ? 0 : Math.floor((completed * 100) / counted.size),
+    completed_lessons: completed,
+    total_lessons: counted.size,
+    lessons: done.map((d) => ({ lesson_id: d.lesson_id, completed_at: timestamp(d.completed_at) })),
+  }
+}
+
+const progressSchema = {
+  type: 'object',
+  required: ['object', 'enrollment_id', 'percent', 'completed_lessons', 'total_lessons'],
+  properties: {
+    object: { const: 'progress' },
+    enrollment_id: { type: 'string' },
+    percent: { type: 'integer', minimum: 0, maximum: 100 },
+    completed_lessons: { type: 'integer' },
+    total_lessons: { type: 'integer' },
+    lessons: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          lesson_id: { type: 'string' },
+          completed_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+}
+const output = { description: 'The progress', schema: progressSchema }
+
+/** The enrollment named in the path; 404 when there is none. */
+async function enrollmentOf(deps: AppDeps, id: string) {
+  const row = await deps.database.db
+    .selectFrom('enrollments')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (!row) throw notFound(enrollments)
+  return row
+}
+
+/** Marks a lesson (of the enrollment's course) done or not, and completes the enrollment. */
+async function mark({ deps, caller, params }: EndpointContext, done: boolean) {
+  const db = deps.database.db
+  const context = writerOf(caller, enrollments, deps)
+  const enrollment = await enrollmentOf(deps, params.id ?? '')
+  const lessonId = params.lesson_id ?? ''
+  const lesson = await db
+    .selectFrom('lessons')
+    .select('id')
+    .where('id', '=', lessonId)
+    .where('course_id', '=', enrollment.course_id)
+    .executeTakeFirst()
+  if (!lesson) throw notFound(lessons)
+  if (done)
+    await db
+      .insertInto('lesson_progress')
+      .values({ enrollment_id: enrollment.id, lesson_id: lessonId, completed_at: context.now })
+      .onConflict((oc) => oc.columns(['enrollment_id', 'lesson_id']).doNothing())
+      .execute()
+  else
+    await db
+      .deleteFrom('lesson_progress')
+      .where('enrollment_id', '=', enrollment.id)
+      .where('lesson_id', '=', lessonId)
+      .execute()
+  const progress = await progressOf(deps, enrollment.id, enrollment.course_id)
+  const complete = progress.total_lessons > 0 && progress.percent === 100
+  if (complete && enrollment.status === 'active')
+    await db
+      .updateTable('enrollments')
+      .set({ status: 'completed', completed_at: context.now, updated_at: context.now })
+      .where('id', '=', enrollment.id)
+      .execute()
+  else if (!complete && enrollment.status === 'completed')
+    await db
+      .updateTable('enrollments')
+      .set({ status: 'active', completed_at: null, updated_at: context.now })
+      .where('id', '=', enrollment.id)
+      .execute()
+  return jsonAnswer(progress)
+}
+
+const writeProblems = {
+  '401': 'No token, or an invalid one',
+  '403': 'The token lacks students:write, or the role may not write',
+  '404': 'No such enrollment, or the lesson is not in its course',
+}
+
+/** Lesson progress of enrollments (DOMAIN.md §4.3.3): read it, mark lessons done or not. */
+export const progressEndpoints: readonly Endpoint[] = [
+  defineEndpoint({
+    name: 'enrollments.progress',
+    method: 'GET',
+    path: '/api/v1/enrollments/:id/progress',
+    operationId: 'getEnrollmentProgress',
+    summary: 'Progress of an enrollment over the published lessons of its course',
+    tags: ['enrollments'],
+    scope: 'students:read',
+    output,
+    problems: {
+      '401': 'No token, or an invalid one',
+      '403': 'The token lacks students:read',
+      '404': 'No such enrollment',
+    },
+    async run({ deps, caller, params }) {
+      readsFull(caller, enrollments, deps.config.issuer)
+      const enrollment = await enrollmentOf(deps, params.id ?? '')
+      return jsonAnswer(await progressOf(deps, enrollment.id, enrollment.course_id))
+    },
+  }),
+  defineEndpoint({
+    name: 'enrollments.complete_lesson',
+    method: 'PUT',
+    path: COMPLETION,
+    operationId: 'completeLesson',
+    summary: 'Mark a lesson complete (completes the enrollment at 100 %)',
+    tags: ['enrollments'],
+    scope: 'students:write',
+    output,
+    problems: writeProblems,
+    run: (context) => mark(context, true),
+  }),
+  defineEndpoint({
+    name: 'enrollments.uncomplete_lesson',
+    method: 'DELETE',
+    path: COMPLETION,
+    operationId: 'uncompleteLesson',
+    summary: 'Mark a lesson incomplete',
+    tags: ['enrollments'],
+    scope: 'students:write',
+    output,
+    problems: writeProblems,
+    run: (context) => mark(context, false),
+  }),
+]
