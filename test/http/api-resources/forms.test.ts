@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formSubmissions, forms } from '../../../src/api/community/forms.resource.js'
 import { useDemoServer } from '../../support/demo.js'
+import { createTestClock } from '../../support/grants.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -306,7 +307,12 @@ describe('POST /api/v1/forms/{id}/submissions', () => {
 describe('POST /api/v1/forms/{id}/submissions: the rate limit', () => {
   let limited: TestServer
   beforeAll(async () => {
-    limited = await startTestServer({ env: { PORTICO_FORM_SUBMISSION_RATE_LIMIT: '3' } })
+    // The limit counts in fixed one-minute windows: a test clock 30 s into one keeps every
+    // attempt in it, however slow the machine (a real clock could cross a boundary).
+    limited = await startTestServer({
+      env: { PORTICO_FORM_SUBMISSION_RATE_LIMIT: '3' },
+      clock: createTestClock(Date.UTC(2030, 0, 1, 12, 0, 30)),
+    })
     const now = Date.now()
     await limited.deps.database.db
       .insertInto('forms')
