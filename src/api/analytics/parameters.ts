@@ -4,6 +4,7 @@
  * The range as a whole (`from` before `to`, its length) is checked by `reportQuery`.
  */
 
+import { PRODUCT_TYPES } from '../commerce/orders.resource.js'
 import type { FieldError } from '../conventions.js'
 import { type QueryMember, queryMember, queryText } from '../framework/endpoint-query.js'
 import { type Field, type FieldOptions, fail, field, type JsonSchema } from '../framework/fields.js'
@@ -12,14 +13,6 @@ import { PRODUCT_SORTS } from './figures.js'
 
 export const MAX_PRODUCTS = 200
 export const DEFAULT_PRODUCTS = 20
-
-/** Product types of order lines; `event` is accepted as another name of `event_ticket`. */
-export const PRODUCT_TYPES = [
-  'course',
-  'membership_plan',
-  'digital_product',
-  'event_ticket',
-] as const
 
 /**
  * A parameter read from its text (a number or boolean from a JSON binding is read as text):
@@ -111,6 +104,7 @@ export const groupBy = choice(['product_type'], 'group_by must be product_type',
   description: '`product_type` adds `by_product_type` to each period.',
 })
 
+/** A product type of order lines; `event` is accepted as another name of `event_ticket`. */
 export const productType = choice(
   PRODUCT_TYPES,
   `product_type must be one of ${PRODUCT_TYPES.join(', ')} (or event)`,
