@@ -23,6 +23,9 @@ export interface ProtectedResource {
   readonly metadata: string
 }
 
+/** A caller with a valid token. */
+export type TokenCaller = Extract<Caller, { kind: 'token' }>
+
 /**
  * Decides who is calling from the Authorization header alone. No header: anonymous. A
  * malformed, unknown, expired, revoked or foreign-audience token: 401 `invalid_token`,

@@ -7,17 +7,16 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Caller } from '../api/caller.js'
+import type { TokenCaller } from '../api/caller.js'
 import type { ApiOperation } from '../api/framework/operation.js'
 import { ProblemError } from '../api/problem.js'
 import type { Logger } from '../platform/logger.js'
+import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
 import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
 import { roleMayUse, toolAccess } from './tool-access.js'
 import { toolInput } from './tool-arguments.js'
 import { type ToolResult, toolProblem, toolSuccess } from './tool-results.js'
 import type { SchoolTool } from './tools.js'
-
-type TokenCaller = Extract<Caller, { kind: 'token' }>
 
 export interface McpContext {
   readonly tools: ReadonlyMap<string, SchoolTool>
@@ -65,6 +64,16 @@ async function callTool(
   } catch (error) {
     if (error instanceof ProblemError)
       return toolProblem(error.status, error.fields, context.requestId)
+    if (isUnavailable(error))
+      return toolProblem(
+        503,
+        {
+          code: 'temporarily_unavailable',
+          title: 'Service Unavailable',
+          detail: `the database is unavailable; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
+        },
+        context.requestId,
+      )
     context.logger.error(
       { err: error, request_id: context.requestId, tool: tool.name },
       'mcp tool failed',

@@ -1,8 +1,6 @@
-import type { Caller } from '../api/caller.js'
+import type { TokenCaller } from '../api/caller.js'
 import { toolAccess } from './tool-access.js'
 import type { SchoolTool } from './tools.js'
-
-type TokenCaller = Extract<Caller, { kind: 'token' }>
 
 /**
  * The scopes the token lacks for the tool calls of a request (one JSON-RPC message or a

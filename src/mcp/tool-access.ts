@@ -1,9 +1,7 @@
-import type { Caller } from '../api/caller.js'
+import type { TokenCaller } from '../api/caller.js'
 import type { ProblemFields } from '../api/problem.js'
 import { roleAllows } from '../oauth/roles.js'
 import type { SchoolTool } from './tools.js'
-
-type TokenCaller = Extract<Caller, { kind: 'token' }>
 
 /** Whether a person with `role` could ever use a tool, whatever their token holds. */
 export function roleMayUse(tool: SchoolTool, role: TokenCaller['user']['role']): boolean {

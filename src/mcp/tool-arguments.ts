@@ -106,6 +106,10 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
   }
 }
 
+/** Whether a path or query argument holds U+0000, alone or in a list. */
+const holdsNul = (value: unknown): boolean =>
+  Array.isArray(value) ? value.some(holdsNul) : typeof value === 'string' && value.includes('\0')
+
 /** A query value as HTTP would carry it: a string, or a list of strings. */
 function queryValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(queryValue)
@@ -160,6 +164,12 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
         code: 'unknown_parameter',
         message: `${name} is not an argument of this tool`,
       })
+      continue
+    }
+    if (target.part !== 'body' && holdsNul(value)) {
+      // As the REST API refuses %00 in a URL: no record holds U+0000, and PostgreSQL cannot
+      // even compare with it.
+      errors.push({ field: name, code: 'invalid_value', message: `${name} may not contain U+0000` })
       continue
     }
     if (target.member === undefined) whole = value

@@ -43,16 +43,27 @@ export async function createCatalogue(
  * Loads the demo school into an empty database (DOMAIN.md §4.7), dated relative to now: the
  * team, then the catalogue created by its owner through the resources' own operations (so
  * every record passes a client's validation; a refused one fails the load), then the
- * history as rows. Returns false, changing nothing, when the school already has courses.
+ * history as rows. Returns false, changing nothing, when the school already has courses. A
+ * failure part-way leaves what was written (the catalogue is committed record by record) and
+ * says so: the demo is loaded into an empty database, and again into a new one.
  */
 export async function loadDemo(deps: AppDeps): Promise<boolean> {
   const db = deps.database.db
   if (await db.selectFrom('courses').select('id').limit(1).executeTakeFirst()) return false
   const time = demoTime(deps.clock.now())
-  await loadTeam(db, time)
-  await ensureSchoolAndOwner(deps)
-  await saveDemoFiles(db, deps, time.at(0))
-  await createCatalogue(deps, time, catalogue(deps, time))
-  await db.transaction().execute((trx) => loadHistory(trx, time))
+  try {
+    await loadTeam(db, time)
+    await ensureSchoolAndOwner(deps)
+    await saveDemoFiles(db, deps, time.at(0))
+    await createCatalogue(deps, time, catalogue(deps, time))
+    await db.transaction().execute((trx) => loadHistory(trx, time))
+  } catch (error) {
+    // Each catalogue record is its own operation, committed on its own: what came before the
+    // failure stays, and a second load would find courses and refuse. Say so plainly.
+    throw new Error(
+      `the demo school failed to load part-way and the database now holds part of it; start again from an empty database: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
+  }
   return true
 }

@@ -7,8 +7,8 @@ import {
   PURPOSES,
 } from '../../storage/file-bytes/policy.js'
 import type { FilePurpose } from '../../storage/tables/storage.js'
+import type { TokenCaller } from '../caller.js'
 import { type FieldError, validationFailed } from '../conventions.js'
-import type { TokenCaller } from '../framework/endpoint.js'
 import { ProblemError } from '../problem.js'
 
 /** Who may upload: the roles that can be granted storage:write (lecturers attach lesson files). */

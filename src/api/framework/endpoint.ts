@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
-import { type Caller, requireScope } from '../caller.js'
+import { type Caller, requireScope, type TokenCaller } from '../caller.js'
 import {
   etagOf,
   type FieldError,
@@ -14,6 +14,7 @@ import { inputSchemaOf } from './input-schema.js'
 import {
   type ApiOperation,
   type BodyLimit,
+  EFFECT_OF_METHOD,
   type Endpoint,
   type HttpMethod,
   type OperationEffect,
@@ -24,7 +25,6 @@ import {
 import { problemResponses } from './problem-response.js'
 import { checkMembers, membersSchema } from './structures.js'
 
-export type TokenCaller = Extract<Caller, { kind: 'token' }>
 type Members = Readonly<Record<string, Field>>
 
 /** What a hand-written operation's `run` receives: its input checked against the declaration. */
@@ -142,14 +142,6 @@ export interface PublicEndpoint extends EndpointCommon {
   /** Checks run before the input is read (a rate limit), as for a scoped endpoint. */
   before?(call: EndpointCall<Caller>): void | Promise<void>
   run(context: EndpointContext<Caller>): Promise<OperationResult>
-}
-
-const EFFECTS: Record<HttpMethod, OperationEffect> = {
-  GET: 'read',
-  POST: 'write',
-  PUT: 'write',
-  PATCH: 'write',
-  DELETE: 'delete',
 }
 
 /** A JSON answer: `cache-control: no-store` like every API answer, and its ETag when asked. */
@@ -270,7 +262,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ...(d.description !== undefined && { description: d.description }),
     ...(d.scope !== undefined && { scope: d.scope }),
     ...(d.public && { public: true }),
-    effect: d.effect ?? EFFECTS[d.method],
+    effect: d.effect ?? EFFECT_OF_METHOD[d.method],
     ...(d.jsonBodyLimit !== undefined && { jsonBodyLimit: d.jsonBodyLimit }),
     ...(d.roles !== undefined && { roles: d.roles }),
     inputSchema: inputSchemaOf(
@@ -312,6 +304,14 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     return {
       ...spec,
       async run(input) {
+        // The HTTP binding refuses a larger body before reading it; any other binding here.
+        if (
+          d.jsonBodyLimit !== undefined &&
+          input.body !== undefined &&
+          !Buffer.isBuffer(input.body) &&
+          Buffer.byteLength(JSON.stringify(input.body)) > d.jsonBodyLimit
+        )
+          throw payloadTooLarge(`the body may be at most ${d.jsonBodyLimit} bytes`)
         await before?.({ deps, caller: callerOf(input), input, now: deps.clock.now() })
         const context = prepared(input)
         const bytes = raw ? bytesOf(input.body, raw.limit(context)) : Buffer.alloc(0)

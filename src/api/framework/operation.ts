@@ -51,6 +51,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** What an operation does to the school's data (an MCP binding maps it to tool annotations). */
 export type OperationEffect = 'read' | 'write' | 'delete'
 
+/** The effect an operation has unless it says otherwise: GET reads, DELETE deletes. */
+export const EFFECT_OF_METHOD: Readonly<Record<HttpMethod, OperationEffect>> = {
+  GET: 'read',
+  POST: 'write',
+  PUT: 'write',
+  PATCH: 'write',
+  DELETE: 'delete',
+}
+
 /** Everything known about an operation without the application: enough to document it. */
 export interface OperationSpec {
   /** `<collection>.<operation>`, e.g. 'courses.list', 'courses.publish'; unique in the API. */

@@ -4,8 +4,8 @@ import { inputSchemaOf } from './input-schema.js'
 import { resourcePaths, writeSchema } from './openapi.js'
 import {
   type ApiOperation,
+  EFFECT_OF_METHOD,
   type HttpMethod,
-  type OperationEffect,
   type OperationInput,
   type OperationResult,
   openapiPath,
@@ -15,14 +15,6 @@ import { getRecord, listRecords } from './resource-reads.js'
 import { resourceRuntime } from './resource-runtime.js'
 import { createRecord, deleteRecord, runAction, updateRecord } from './resource-writes.js'
 import { membersSchema } from './structures.js'
-
-const EFFECTS: Record<HttpMethod, OperationEffect> = {
-  GET: 'read',
-  POST: 'write',
-  PUT: 'write',
-  PATCH: 'write',
-  DELETE: 'delete',
-}
 
 /**
  * Every operation of one declared resource, each only if declared, under the same
@@ -55,7 +47,7 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
       | Record<string, unknown>
       | undefined
     if (!openapi) throw new Error(`${resource.collection}: ${method} ${path} is not documented`)
-    const effect = EFFECTS[method]
+    const effect = EFFECT_OF_METHOD[method]
     const scope = effect === 'read' ? read : write
     const requestBody = openapi.requestBody as { required?: boolean } | undefined
     operations.push({
