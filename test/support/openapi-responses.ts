@@ -108,3 +108,43 @@ export function mismatches(
       )
   return [...errors, ...undocumented(schema, body).map((p) => `undocumented member ${p}`)]
 }
+
+const literalCount = (template: string) =>
+  template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length
+
+/**
+ * The template of openapi.json that serves `method` on a concrete path (its query left out):
+ * `/api/v1/courses/crs_1/publish` → `/api/v1/courses/{id}/publish`. The template with the
+ * most literal segments wins, so `/courses/{id}` never takes a `/courses/slug-like` literal.
+ */
+export function templateOf(path: string, method: string): string | undefined {
+  const segments = (path.split('?')[0] as string).split('/')
+  const fits = (template: string) => {
+    const parts = template.split('/')
+    return (
+      parts.length === segments.length &&
+      parts.every((part, i) => part.startsWith('{') || part === segments[i])
+    )
+  }
+  return Object.keys(openApiDocument.paths)
+    .filter((template) => openApiDocument.paths[template]?.[method.toLowerCase()] && fits(template))
+    .sort((a, b) => literalCount(b) - literalCount(a))[0]
+}
+
+/**
+ * What is wrong with a write's answer (`POST`/`PATCH`/`PUT` on a concrete path), read from its
+ * response: the schema openapi.json declares for that path, method, status and content type.
+ */
+export function writeMismatches(
+  method: string,
+  path: string,
+  response: Response,
+  body: unknown,
+): string[] {
+  const template = templateOf(path, method)
+  if (!template) return [`${method} ${path}: openapi.json declares no such operation`]
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0] ?? ''
+  return mismatches(template, response.status, contentType, body, method.toLowerCase()).map(
+    (m) => `${method} ${template} ${response.status}: ${m}`,
+  )
+}

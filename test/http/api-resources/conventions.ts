@@ -1,33 +1,14 @@
 import { expect, it } from 'vitest'
 import { filterableOf, searchableOf, sortableOf } from '../../../src/api/framework/list-params.js'
 import { pathOf, type ResourceDefinition } from '../../../src/api/framework/resource.js'
-import type { Role } from '../../../src/oauth/roles.js'
 import { craftedCursors, plausibleCursor } from '../../support/crafted-cursors.js'
 import { type Json, readJson } from '../../support/http.js'
+import { writeMismatches } from '../../support/openapi-responses.js'
 import type { TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
+import type { ConventionSpec } from './convention-spec.js'
 
-/** What the shared checks need to know about a resource beyond its declaration. */
-export interface ConventionSpec {
-  readonly resource: ResourceDefinition
-  /** A valid create body; `n` makes unique values unique. Collections only. */
-  readonly sample?: (n: number) => Record<string, unknown>
-  /**
-   * Makes a record directly in the server's database and returns its id, for resources the
-   * API does not create (orders, comments); `publish` asks for one the public may see.
-   */
-  readonly fixture?: (server: TestServer, n: number, publish: boolean) => Promise<string>
-  /** A valid partial update (resources that can be updated). */
-  readonly update?: Record<string, unknown>
-  /** A write with one invalid field, and that field's name (resources that can be updated). */
-  readonly invalid?: { readonly body: Record<string, unknown>; readonly field: string }
-  /** A team role whose token, even asking for the write scope, may not write. */
-  readonly deniedRole?: Role
-  /** Where records are created, when not the collection itself (under a parent). */
-  readonly createPath?: () => string
-  /** Makes a freshly created record public (publish it), for resources hiding new records. */
-  readonly makePublic?: (id: string, token: string) => Promise<void>
-}
+export type { ConventionSpec }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 
@@ -51,6 +32,11 @@ async function expectProblem(response: Response, status: number, code?: string):
   const body = await readJson(response)
   if (code) expect(body.code).toBe(code)
   return body
+}
+
+/** Expects a write's answer to be what openapi.json declares for its path, method and status. */
+function expectDeclared(method: string, path: string, response: Response, body: Json): void {
+  expect(writeMismatches(method, path, response, body)).toEqual([])
 }
 
 /**
@@ -86,9 +72,11 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
       const id = await spec.fixture(getServer(), counter, publish)
       return { path: `${base}/${id}`, body: await readJson(await call(`${base}/${id}`)) }
     }
-    const response = await call(createPath(), { method: 'POST', json: spec.sample?.(counter) })
+    const target = createPath()
+    const response = await call(target, { method: 'POST', json: spec.sample?.(counter) })
     expect(response.status).toBe(201)
     const body = await readJson(response)
+    expectDeclared('POST', target, response, body)
     if (publish) await spec.makePublic?.(body.id, token)
     return { path: `${base}/${body.id}`, body }
   }
@@ -232,7 +220,23 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
       })
       expect(fresh.status).toBe(200)
       expect(fresh.headers.get('etag')).toMatch(/^"/)
-      expect(await readJson(fresh)).toMatchObject({ object: resource.object })
+      const body = await readJson(fresh)
+      expect(body).toMatchObject({ object: resource.object })
+      expectDeclared('PATCH', path, fresh, body)
+    })
+
+  // On a record made public when the resource can (a product publishes only with a file):
+  // a `publish` then answers the record unchanged, through the same view as a change.
+  const [action] = resource.actions ?? []
+  if (action && resource.scopes.write)
+    it(`answers its first action (${action.name}) as openapi.json declares`, async () => {
+      const { accessToken } = await writer()
+      const { path } = await record(accessToken, true)
+      const target = `${path}/${action.name}`
+      const response = await apiClient(getServer(), accessToken)(target, { method: 'POST' })
+      const body = await readJson(response)
+      expect(response.status, JSON.stringify(body)).toBe(action.creates ? 201 : 200)
+      expectDeclared('POST', target, response, body)
     })
 
   if (resource.singleton) return
@@ -260,7 +264,9 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
       expect(first.status).toBe(201)
       expect(again.status).toBe(201)
       expect(again.headers.get('idempotent-replayed')).toBe('true')
-      expect((await readJson(again)).id).toBe((await readJson(first)).id)
+      const replayed = await readJson(again)
+      expect(replayed.id).toBe((await readJson(first)).id)
+      expectDeclared('POST', createPath(), again, replayed)
       const other = await call(createPath(), {
         method: 'POST',
         json: spec.sample?.(++counter),
