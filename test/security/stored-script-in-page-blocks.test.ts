@@ -123,7 +123,8 @@ describe('stored XSS through a value of the wrong shape', () => {
   it('refuses ids of the wrong resource in a reference list', async () => {
     await expectRefused(
       [{ type: 'course_grid', props: { course_ids: ['crs_ok', 'javascript:alert(1)'] } }],
-      'blocks[0].props.course_ids',
+      'blocks[0].props.course_ids[1]',
+      'format',
     )
   })
 })
