@@ -9,9 +9,8 @@ import type {
 import { resourceOperations } from '../../src/api/framework/resource-operations.js'
 import { ProblemError } from '../../src/api/problem.js'
 import type { AppDeps } from '../../src/app-deps.js'
-import { parseConfig } from '../../src/config.js'
-import { prepare } from '../../src/main.js'
-import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import type { TestDatabase } from '../support/databases.js'
+import { ownerCaller, prepareDeps } from '../support/operation-deps.js'
 
 // Dry runs of resource writes: the write is carried out in its transaction, which is then
 // rolled back; the answer says what would have been, and nothing is kept.
@@ -22,31 +21,9 @@ let operations: Map<string, ApiOperation>
 let owner: Caller
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  deps = await prepare(
-    parseConfig({
-      PORTICO_ISSUER: 'https://school.example',
-      DATABASE_URL: database.url,
-      LOG_LEVEL: 'silent',
-      PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
-    }),
-  )
+  ;({ database, deps } = await prepareDeps())
   operations = new Map(resourceOperations(courses, deps).map((o) => [o.name, o]))
-  const user = await deps.users.insert({
-    id: 'usr_owner',
-    email: 'owner@school.example',
-    name: 'Olive Owner',
-    role: 'owner',
-    passwordHash: 'not-used',
-    now: deps.clock.now(),
-  })
-  owner = {
-    kind: 'token',
-    user,
-    clientId: 'cli_test',
-    grantId: 'grt_test',
-    scopes: new Set(['courses:read', 'courses:write']),
-  }
+  owner = await ownerCaller(deps, ['courses:read', 'courses:write'])
 })
 
 afterAll(async () => {

@@ -15,9 +15,8 @@ import { accountEndpoints } from '../../src/api/people/own-account-endpoints.js'
 import { progressEndpoints } from '../../src/api/people/progress.js'
 import { ProblemError } from '../../src/api/problem.js'
 import type { AppDeps } from '../../src/app-deps.js'
-import { parseConfig } from '../../src/config.js'
-import { prepare } from '../../src/main.js'
-import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import type { TestDatabase } from '../support/databases.js'
+import { ownerCaller, prepareDeps } from '../support/operation-deps.js'
 
 // The framework's operations without a server: a caller and an input in, a result out.
 
@@ -27,15 +26,7 @@ let operations: Map<string, ApiOperation>
 let owner: Caller
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  deps = await prepare(
-    parseConfig({
-      PORTICO_ISSUER: 'https://school.example',
-      DATABASE_URL: database.url,
-      LOG_LEVEL: 'silent',
-      PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
-    }),
-  )
+  ;({ database, deps } = await prepareDeps())
   operations = new Map(
     [
       ...resourceOperations(courses, deps),
@@ -48,21 +39,12 @@ beforeAll(async () => {
       ].map((endpoint) => endpoint.bind(deps)),
     ].map((operation) => [operation.name, operation]),
   )
-  const user = await deps.users.insert({
-    id: 'usr_owner',
-    email: 'owner@school.example',
-    name: 'Olive Owner',
-    role: 'owner',
-    passwordHash: 'not-used',
-    now: deps.clock.now(),
-  })
-  owner = {
-    kind: 'token',
-    user,
-    clientId: 'cli_test',
-    grantId: 'grt_test',
-    scopes: new Set(['courses:read', 'courses:write', 'account:read', 'account:write']),
-  }
+  owner = await ownerCaller(deps, [
+    'courses:read',
+    'courses:write',
+    'account:read',
+    'account:write',
+  ])
 })
 
 afterAll(async () => {
