@@ -1,20 +1,13 @@
 import type { Config } from '../config.js'
 import type { Args } from './args.js'
-import { clientsDelete, clientsList, clientsShow, grantsRevoke } from './commands/clients.js'
-import {
-  integrationsCreate,
-  integrationsDelete,
-  integrationsList,
-  integrationsTrust,
-  integrationsUntrust,
-} from './commands/integrations.js'
-import { keysList, keysRotate } from './commands/keys.js'
-import { migrateCommand } from './commands/migrate.js'
-import { openapiCommand } from './commands/openapi.js'
-import { resourcesAdd, resourcesDelete, resourcesList } from './commands/resources.js'
-import { seedDemoCommand } from './commands/seed.js'
-import { serve } from './commands/serve.js'
-import { usersAdd, usersList, usersSetPassword } from './commands/users.js'
+
+/**
+ * A command whose module loads only when it runs: `--help`, `--version` and a typo answer
+ * without loading the server, and each command loads only what it uses.
+ */
+function lazy<M>(load: () => Promise<M>, pick: (module: M) => Command['run']): Command['run'] {
+  return async (args, config) => pick(await load())(args, config)
+}
 
 export interface Command {
   readonly name: string
@@ -28,37 +21,37 @@ export const COMMANDS: readonly Command[] = [
     name: 'serve',
     usage: 'serve [--port N] [--host H] [--issuer URL] [--database-url URL] [--log-level L]',
     summary: 'start the server (migrates first)',
-    run: serve,
+    run: lazy(() => import('./commands/serve.js'), (m) => m.serve),
   },
   {
     name: 'openapi',
     usage: 'openapi [--issuer URL]',
     summary: 'print the OpenAPI document (npm run openapi writes openapi.json)',
-    run: openapiCommand,
+    run: lazy(() => import('./commands/openapi.js'), (m) => m.openapiCommand),
   },
   {
     name: 'seed demo',
     usage: 'seed demo [--database-url URL]',
     summary: 'load the demo school into an empty database (dates relative to today)',
-    run: seedDemoCommand,
+    run: lazy(() => import('./commands/seed.js'), (m) => m.seedDemoCommand),
   },
   {
     name: 'migrate',
     usage: 'migrate [--database-url URL]',
     summary: 'bring the database schema up to date',
-    run: migrateCommand,
+    run: lazy(() => import('./commands/migrate.js'), (m) => m.migrateCommand),
   },
   {
     name: 'keys rotate',
     usage: 'keys rotate',
     summary: 'add new active signing keys and retire the current ones',
-    run: keysRotate,
+    run: lazy(() => import('./commands/keys.js'), (m) => m.keysRotate),
   },
   {
     name: 'keys list',
     usage: 'keys list',
     summary: 'list the signing keys and their state',
-    run: keysList,
+    run: lazy(() => import('./commands/keys.js'), (m) => m.keysList),
   },
   {
     name: 'integrations create',
@@ -66,92 +59,92 @@ export const COMMANDS: readonly Command[] = [
       'integrations create --name NAME --redirect-uri https://… [--redirect-uri …] [--confidential]',
     summary:
       'register an integration with fixed callbacks; prints its client_id (and secret, once)',
-    run: integrationsCreate,
+    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsCreate),
   },
   {
     name: 'integrations list',
     usage: 'integrations list [--json]',
     summary: 'list registered integrations',
-    run: integrationsList,
+    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsList),
   },
   {
     name: 'integrations delete',
     usage: 'integrations delete CLIENT_ID',
     summary: 'delete an integration',
-    run: integrationsDelete,
+    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsDelete),
   },
   {
     name: 'integrations trust',
     usage: 'integrations trust https://…/client.json',
     summary:
       'trust a client metadata document URL: its https callbacks become valid, no "not reviewed" warning',
-    run: integrationsTrust,
+    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsTrust),
   },
   {
     name: 'integrations untrust',
     usage: 'integrations untrust https://…/client.json',
     summary: 'stop trusting a client metadata document URL',
-    run: integrationsUntrust,
+    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsUntrust),
   },
   {
     name: 'users add',
     usage: 'users add --email E --name N --role R --password-stdin',
     summary: 'add an account; the password is read from standard input',
-    run: usersAdd,
+    run: lazy(() => import('./commands/users.js'), (m) => m.usersAdd),
   },
   {
     name: 'users set-password',
     usage: 'users set-password --email E --password-stdin',
     summary: 'set a new password (read from standard input) and sign the account out',
-    run: usersSetPassword,
+    run: lazy(() => import('./commands/users.js'), (m) => m.usersSetPassword),
   },
   {
     name: 'users list',
     usage: 'users list [--json]',
     summary: 'list the accounts and their roles',
-    run: usersList,
+    run: lazy(() => import('./commands/users.js'), (m) => m.usersList),
   },
   {
     name: 'clients list',
     usage: 'clients list [--json]',
     summary: 'list every client, self-registered and integrations',
-    run: clientsList,
+    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsList),
   },
   {
     name: 'clients show',
     usage: 'clients show CLIENT_ID',
     summary: 'show a client and who authorized it',
-    run: clientsShow,
+    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsShow),
   },
   {
     name: 'clients delete',
     usage: 'clients delete CLIENT_ID',
     summary: 'delete a client, ending all its grants and tokens',
-    run: clientsDelete,
+    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsDelete),
   },
   {
     name: 'grants revoke',
     usage: 'grants revoke [--client CLIENT_ID] [--user EMAIL]',
     summary: 'revoke grants (and their tokens) of a client, a person, or both',
-    run: grantsRevoke,
+    run: lazy(() => import('./commands/clients.js'), (m) => m.grantsRevoke),
   },
   {
     name: 'resources add',
     usage: 'resources add --identifier URI --name NAME',
     summary: 'register another API behind Portico; prints its introspection credentials once',
-    run: resourcesAdd,
+    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesAdd),
   },
   {
     name: 'resources list',
     usage: 'resources list',
     summary: 'list registered resource servers',
-    run: resourcesList,
+    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesList),
   },
   {
     name: 'resources delete',
     usage: 'resources delete RS_ID',
     summary: 'delete a resource server',
-    run: resourcesDelete,
+    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesDelete),
   },
 ]
 
