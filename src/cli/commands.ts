@@ -5,8 +5,8 @@ import type { Args } from './args.js'
  * A command whose module loads only when it runs: `--help`, `--version` and a typo answer
  * without loading the server, and each command loads only what it uses.
  */
-function lazy<M>(load: () => Promise<M>, pick: (module: M) => Command['run']): Command['run'] {
-  return async (args, config) => pick(await load())(args, config)
+function lazy(load: () => Promise<Command['run']>): Command['run'] {
+  return async (args, config) => (await load())(args, config)
 }
 
 export interface Command {
@@ -21,37 +21,37 @@ export const COMMANDS: readonly Command[] = [
     name: 'serve',
     usage: 'serve [--port N] [--host H] [--issuer URL] [--database-url URL] [--log-level L]',
     summary: 'start the server (migrates first)',
-    run: lazy(() => import('./commands/serve.js'), (m) => m.serve),
+    run: lazy(async () => (await import('./commands/serve.js')).serve),
   },
   {
     name: 'openapi',
     usage: 'openapi [--issuer URL]',
     summary: 'print the OpenAPI document (npm run openapi writes openapi.json)',
-    run: lazy(() => import('./commands/openapi.js'), (m) => m.openapiCommand),
+    run: lazy(async () => (await import('./commands/openapi.js')).openapiCommand),
   },
   {
     name: 'seed demo',
     usage: 'seed demo [--database-url URL]',
     summary: 'load the demo school into an empty database (dates relative to today)',
-    run: lazy(() => import('./commands/seed.js'), (m) => m.seedDemoCommand),
+    run: lazy(async () => (await import('./commands/seed.js')).seedDemoCommand),
   },
   {
     name: 'migrate',
     usage: 'migrate [--database-url URL]',
     summary: 'bring the database schema up to date',
-    run: lazy(() => import('./commands/migrate.js'), (m) => m.migrateCommand),
+    run: lazy(async () => (await import('./commands/migrate.js')).migrateCommand),
   },
   {
     name: 'keys rotate',
     usage: 'keys rotate',
     summary: 'add new active signing keys and retire the current ones',
-    run: lazy(() => import('./commands/keys.js'), (m) => m.keysRotate),
+    run: lazy(async () => (await import('./commands/keys.js')).keysRotate),
   },
   {
     name: 'keys list',
     usage: 'keys list',
     summary: 'list the signing keys and their state',
-    run: lazy(() => import('./commands/keys.js'), (m) => m.keysList),
+    run: lazy(async () => (await import('./commands/keys.js')).keysList),
   },
   {
     name: 'integrations create',
@@ -59,92 +59,92 @@ export const COMMANDS: readonly Command[] = [
       'integrations create --name NAME --redirect-uri https://… [--redirect-uri …] [--confidential]',
     summary:
       'register an integration with fixed callbacks; prints its client_id (and secret, once)',
-    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsCreate),
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsCreate),
   },
   {
     name: 'integrations list',
     usage: 'integrations list [--json]',
     summary: 'list registered integrations',
-    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsList),
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsList),
   },
   {
     name: 'integrations delete',
     usage: 'integrations delete CLIENT_ID',
     summary: 'delete an integration',
-    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsDelete),
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsDelete),
   },
   {
     name: 'integrations trust',
     usage: 'integrations trust https://…/client.json',
     summary:
       'trust a client metadata document URL: its https callbacks become valid, no "not reviewed" warning',
-    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsTrust),
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsTrust),
   },
   {
     name: 'integrations untrust',
     usage: 'integrations untrust https://…/client.json',
     summary: 'stop trusting a client metadata document URL',
-    run: lazy(() => import('./commands/integrations.js'), (m) => m.integrationsUntrust),
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsUntrust),
   },
   {
     name: 'users add',
     usage: 'users add --email E --name N --role R --password-stdin',
     summary: 'add an account; the password is read from standard input',
-    run: lazy(() => import('./commands/users.js'), (m) => m.usersAdd),
+    run: lazy(async () => (await import('./commands/users.js')).usersAdd),
   },
   {
     name: 'users set-password',
     usage: 'users set-password --email E --password-stdin',
     summary: 'set a new password (read from standard input) and sign the account out',
-    run: lazy(() => import('./commands/users.js'), (m) => m.usersSetPassword),
+    run: lazy(async () => (await import('./commands/users.js')).usersSetPassword),
   },
   {
     name: 'users list',
     usage: 'users list [--json]',
     summary: 'list the accounts and their roles',
-    run: lazy(() => import('./commands/users.js'), (m) => m.usersList),
+    run: lazy(async () => (await import('./commands/users.js')).usersList),
   },
   {
     name: 'clients list',
     usage: 'clients list [--json]',
     summary: 'list every client, self-registered and integrations',
-    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsList),
+    run: lazy(async () => (await import('./commands/clients.js')).clientsList),
   },
   {
     name: 'clients show',
     usage: 'clients show CLIENT_ID',
     summary: 'show a client and who authorized it',
-    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsShow),
+    run: lazy(async () => (await import('./commands/clients.js')).clientsShow),
   },
   {
     name: 'clients delete',
     usage: 'clients delete CLIENT_ID',
     summary: 'delete a client, ending all its grants and tokens',
-    run: lazy(() => import('./commands/clients.js'), (m) => m.clientsDelete),
+    run: lazy(async () => (await import('./commands/clients.js')).clientsDelete),
   },
   {
     name: 'grants revoke',
     usage: 'grants revoke [--client CLIENT_ID] [--user EMAIL]',
     summary: 'revoke grants (and their tokens) of a client, a person, or both',
-    run: lazy(() => import('./commands/clients.js'), (m) => m.grantsRevoke),
+    run: lazy(async () => (await import('./commands/clients.js')).grantsRevoke),
   },
   {
     name: 'resources add',
     usage: 'resources add --identifier URI --name NAME',
     summary: 'register another API behind Portico; prints its introspection credentials once',
-    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesAdd),
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesAdd),
   },
   {
     name: 'resources list',
     usage: 'resources list',
     summary: 'list registered resource servers',
-    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesList),
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesList),
   },
   {
     name: 'resources delete',
     usage: 'resources delete RS_ID',
     summary: 'delete a resource server',
-    run: lazy(() => import('./commands/resources.js'), (m) => m.resourcesDelete),
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesDelete),
   },
 ]
 
