@@ -11,6 +11,11 @@ interface ArgumentTarget {
   readonly part: Part
   /** The member's name in that part; undefined for a part taken whole (a free-form body). */
   readonly member?: string
+  /**
+   * A query list sent comma-separated over HTTP (OpenAPI form style, not exploded, such as
+   * `fields`): the argument's items are joined the same way.
+   */
+  readonly commaList?: boolean
 }
 
 /** A tool's arguments: one closed JSON Schema object, and where each argument goes. */
@@ -70,7 +75,8 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
       if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
       if (part === 'params') fromPath.add(member)
       properties[name] = memberSchema as JsonSchema
-      targets.set(name, { part, member })
+      const commaList = part === 'query' && (memberSchema as JsonSchema).type === 'array'
+      targets.set(name, { part, member, ...(commaList && { commaList }) })
       if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)
     }
   }
@@ -177,7 +183,9 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
       if (typeof value === 'string' || typeof value === 'number')
         params[target.member] = String(value)
       else errors.push({ field: name, code: 'invalid_type', message: `${name} must be a string` })
-    } else if (target.part === 'query') query[target.member] = queryValue(value)
+    } else if (target.part === 'query')
+      query[target.member] =
+        target.commaList && Array.isArray(value) ? value.map(String).join(',') : queryValue(value)
     else {
       body ??= {}
       body[target.member] = value

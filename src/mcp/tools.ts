@@ -55,7 +55,7 @@ function describe(operation: ApiOperation, args: ToolArguments): string {
     lines.push(`Only these roles may use it: ${operation.roles.join(', ').replaceAll('_', ' ')}.`)
   if (args.targets.has('cursor'))
     lines.push(
-      'Answers one page (limit, default 20): when has_more is true, call again with cursor set to next_cursor. Use the filters and sort to keep answers small.',
+      'Answers one page (limit, default 20): when has_more is true, call again with cursor set to next_cursor. Use the filters, sort and fields (only the members you need) to keep answers small.',
     )
   if (args.dryRun)
     lines.push('Set dry_run to true to see what the change would be without making it.')
