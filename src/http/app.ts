@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify'
+import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import type { AppDeps } from '../app-deps.js'
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-page-routes.js'
@@ -45,8 +46,8 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   openapiRoutes,
 ]
 
-/** Default bound on request bodies; endpoints may set a smaller one. */
-const BODY_LIMIT = 64 * 1024
+/** Default bound on request bodies (the API's JSON limit); endpoints may set a smaller one. */
+const BODY_LIMIT = JSON_BODY_LIMIT
 
 /**
  * Paths that are HTML pages for people: everything else is an API open to any origin. Also

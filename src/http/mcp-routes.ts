@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
+import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { ProblemError } from '../api/problem.js'
 import { createMcpServer } from '../mcp/server.js'
 import { missingScopes } from '../mcp/step-up.js'
@@ -150,7 +151,11 @@ export const mcpRoutes: RouteModule = {
       mcp.get(MCP_PATH, notAllowed)
       mcp.delete(MCP_PATH, notAllowed)
 
-      mcp.post(MCP_PATH, async (request, reply) => {
+      // A tool call may carry a file in base64: as large as the largest upload, encoded, with
+      // room for the message around it. Every other body is held to the API's JSON limit
+      // by the tool call itself (src/mcp/server.ts).
+      const bodyLimit = Math.ceil(deps.config.uploadMaxBytes / 3) * 4 + JSON_BODY_LIMIT
+      mcp.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
         const refusal = rebindingRefusal(request, issuerUrl)
         if (refusal) return rpcError(reply, 403, -32000, refusal)
         const caller = await identifyCaller(request.headers.authorization, deps, issuer, resource)
@@ -203,6 +208,7 @@ export const mcpRoutes: RouteModule = {
           operations,
           caller,
           requestId: request.id,
+          clientAddress: request.ip,
           logger: deps.logger,
           version: SERVER_VERSION,
         })
