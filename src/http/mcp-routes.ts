@@ -34,10 +34,16 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message }, id: null })
 }
 
+/** A serialised origin: scheme, host and port only (RFC 6454 §6.2), or `null`. */
+const ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+)$/i
+
 /**
  * DNS-rebinding protection (MCP Streamable HTTP, security warning): the Host must name the
- * issuer's host (any port, as the SDK's hostHeaderValidation), and an Origin, when a
- * browser sends one, must be the issuer's.
+ * issuer's host (any port, as the SDK's hostHeaderValidation), so a page whose own name was
+ * made to point at this server is refused. Any Origin is accepted, as on the REST API: a
+ * call carries no ambient credential (no cookie), only a bearer token, which a page from
+ * another origin holds only if the person authorized it as a client; browser-based MCP
+ * clients (CORS) need exactly that. An Origin that is no origin at all is refused.
  */
 function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefined {
   const host = request.headers.host
@@ -49,7 +55,7 @@ function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefi
   }
   if (hostname !== issuer.hostname) return `Invalid Host header: ${host ?? '(none)'}`
   const origin = request.headers.origin
-  if (origin !== undefined && origin !== issuer.origin) return `Invalid Origin header: ${origin}`
+  if (origin !== undefined && !ORIGIN.test(origin)) return `Invalid Origin header: ${origin}`
   return undefined
 }
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tinyPng } from '../support/files.js'
@@ -78,7 +79,7 @@ describe('/mcp: authorization', () => {
     await client.close()
   })
 
-  it('answers GET and DELETE with 405 (stateless), and refuses a foreign Origin', async () => {
+  it('answers GET and DELETE with 405 (stateless), and refuses a malformed Origin', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await server.fetch('/mcp', {
         method,
@@ -90,13 +91,81 @@ describe('/mcp: authorization', () => {
     }
     const { accessToken } = await issueForMcp(server)
     const auth = { authorization: `Bearer ${accessToken}` }
-    const foreignOrigin = await postRpc(server, INIT, { ...auth, origin: 'https://evil.example' })
-    expect(foreignOrigin.status).toBe(403)
+    const malformedOrigin = await postRpc(server, INIT, { ...auth, origin: 'https://a.example/x' })
+    expect(malformedOrigin.status).toBe(403)
     const ownOrigin = await postRpc(server, INIT, { ...auth, origin: server.issuer })
     expect(ownOrigin.status).toBe(200)
     const parse = await postRpc(server, '{"jsonrpc":', auth)
     expect(parse.status).toBe(400)
     expect((await readJson(parse)).error.code).toBe(-32700)
+  })
+})
+
+/** A POST to /mcp with a Host header of our choosing (fetch would send the URL's). */
+function postWithHost(host: string, token: string): Promise<number> {
+  const url = new URL(`${server.issuer}/mcp`)
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      },
+      (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      },
+    )
+    request.once('error', reject)
+    request.end(JSON.stringify(INIT))
+  })
+}
+
+describe('/mcp: browsers and DNS rebinding', () => {
+  it('refuses a Host that is not the issuer’s (DNS rebinding), whatever the port', async () => {
+    const { accessToken } = await issueForMcp(server)
+    expect(await postWithHost('evil.example.com', accessToken)).toBe(403)
+    expect(await postWithHost(`evil.example.com:${new URL(server.issuer).port}`, accessToken)).toBe(
+      403,
+    )
+    expect(await postWithHost(new URL(server.issuer).host, accessToken)).toBe(200)
+  })
+
+  it('serves browser-based clients of any origin (CORS): preflight, MCP headers, the challenge', async () => {
+    const origin = 'https://agent.example'
+    const preflight = await server.fetch('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST')
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+    for (const name of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id'])
+      expect(allowed).toContain(name)
+    // The 401 challenge is readable across origins, so the client can start OAuth.
+    const challenge = await postRpc(server, INIT, { origin })
+    expect(challenge.status).toBe(401)
+    expect(challenge.headers.get('access-control-allow-origin')).toBe('*')
+    const exposed = (challenge.headers.get('access-control-expose-headers') ?? '').toLowerCase()
+    for (const name of ['www-authenticate', 'mcp-session-id', 'mcp-protocol-version'])
+      expect(exposed).toContain(name)
+    const { accessToken } = await issueForMcp(server)
+    const answered = await postRpc(server, INIT, { origin, authorization: `Bearer ${accessToken}` })
+    expect(answered.status).toBe(200)
+    expect(answered.headers.get('access-control-allow-origin')).toBe('*')
+    expect((await readJson(answered)).result.protocolVersion).toBe('2025-06-18')
   })
 })
 
