@@ -185,7 +185,7 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   expect(await auth(provider, { serverUrl: `${issuer}/mcp`, scope, resourceMetadataUrl })).toBe(
     'REDIRECT',
   )
-  expect(provider.client?.client_id).not.toBe(firstClient)
+  expect(provider.clientInformation()?.client_id).not.toBe(firstClient)
   await transport().finishAuth(await approve(page, provider, person, 'courses:write'))
   const granted = provider.tokens()?.scope ?? ''
   expect(granted.split(' ')).toEqual(expect.arrayContaining(['courses:write', 'courses:read']))
