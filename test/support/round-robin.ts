@@ -1,7 +1,10 @@
 import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 
 /** A load balancer in front of instances: what listens on the issuer's address. */
 export interface RoundRobin {
+  /** The port it listens on (the one asked for, or the one the system chose for 0). */
+  readonly port: number
   /** How many requests each upstream received, in the order given. */
   readonly served: readonly number[]
   close(): Promise<void>
@@ -10,11 +13,13 @@ export interface RoundRobin {
 /**
  * Listens on 127.0.0.1:`port` and sends each request to the next of `upstreams` in turn,
  * headers (Host included) and body as received, as a round-robin balancer does. A browser
- * and an MCP client then use the issuer's URL and reach every instance by turns.
+ * and an MCP client then use the issuer's URL and reach every instance by turns. `headers`
+ * are added to each request (a bearer token for a client that cannot send one).
  */
 export async function startRoundRobin(
   port: number,
   upstreams: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<RoundRobin> {
   const served = upstreams.map(() => 0)
   let next = 0
@@ -28,7 +33,7 @@ export async function startRoundRobin(
         port: upstream.port,
         method: incoming.method,
         path: incoming.url,
-        headers: incoming.headers,
+        headers: { ...incoming.headers, ...headers },
       },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
@@ -46,6 +51,7 @@ export async function startRoundRobin(
     server.listen(port, '127.0.0.1', resolve)
   })
   return {
+    port: (server.address() as AddressInfo).port,
     served,
     close: () =>
       new Promise<void>((resolve) => {
