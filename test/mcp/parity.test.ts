@@ -111,13 +111,24 @@ describe('MCP tools and REST operations project records alike (fields)', () => {
     for (const tool of lists) {
       const schema = fieldsOf(tool)
       expect({ tool: tool.name, type: schema?.type }).toEqual({ tool: tool.name, type: 'array' })
-      const path = /REST equivalent: GET (\S+)\./.exec(tool.description ?? '')?.[1] ?? ''
-      const collection = path.split('/')[3] ?? ''
-      const resource = RESOURCES.find((r) => r.collection === collection)
-      if (!resource) throw new Error(`${tool.name}: no resource ${collection}`)
-      const name = Object.keys(resource.fields)[0] ?? 'created_at'
+      const name = schema?.items.enum.find((n) => n !== 'id' && n !== 'object') ?? 'created_at'
+      const rest = /REST equivalent: GET (\S+)\./.exec(tool.description ?? '')?.[1] ?? ''
+      const collection = rest.split('/')[3] ?? ''
+      // A list under a record (an event's attendees): under the first one.
+      const args: Record<string, string> = {}
+      let path = rest
+      if (rest.includes(':id')) {
+        const first = await readJson(
+          await get(`/api/v1/${collection}?limit=1`, restOwner.accessToken),
+        )
+        args.id = first.data[0].id
+        path = rest.replace(':id', args.id ?? '')
+      }
       const [result, response] = await Promise.all([
-        full.callTool({ name: tool.name, arguments: { fields: [name, 'created_at'], limit: 3 } }),
+        full.callTool({
+          name: tool.name,
+          arguments: { ...args, fields: [name, 'created_at'], limit: 3 },
+        }),
         get(`${path}?fields=${name},created_at&limit=3`, restOwner.accessToken),
       ])
       expect(response.status).toBe(200)
@@ -128,7 +139,8 @@ describe('MCP tools and REST operations project records alike (fields)', () => {
       })
       for (const item of body.data)
         expect(Object.keys(item).sort()).toEqual(['created_at', 'id', name, 'object'].sort())
-      if (!resource.public) continue
+      const resource = RESOURCES.find((r) => `/api/v1/${r.collection}` === rest)
+      if (!resource?.public) continue
       // Hidden fields are not selectable without the read scope: the same 400 both ways.
       const hidden = Object.keys(resource.fields).find((f) => !resource.fields[f]?.options.public)
       const shown = Object.keys(resource.fields).find((f) => resource.fields[f]?.options.public)

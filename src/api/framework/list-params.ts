@@ -1,6 +1,6 @@
 import type { FieldError } from '../conventions.js'
 import { ProblemError } from '../problem.js'
-import type { Row } from './fields.js'
+import type { JsonSchema, Row } from './fields.js'
 import type { ResourceDefinition } from './resource.js'
 import type { Filter, SortKey } from './store.js'
 
@@ -119,37 +119,68 @@ export function selectableOf(resource: ResourceDefinition, full = true): string[
   ]
 }
 
+/** The JSON Schema of `fields` choosing among `selectable` (comma-separated over HTTP). */
+export function fieldsSchema(selectable: readonly string[]): JsonSchema {
+  return {
+    type: 'array',
+    items: { type: 'string', enum: [...selectable] },
+    minItems: 1,
+    uniqueItems: true,
+  }
+}
+
+/** What `fields` is, said once for every read that takes it. */
+export const FIELDS_DESCRIPTION =
+  'Only these members of each record (comma-separated; id and object are always answered). The ETag is that of the projection: If-Match takes the ETag of the whole record.'
+
 /**
- * The members a `fields` value (comma-separated) selects, `id` and `object` among them; an
- * unknown member, or one the caller may not see, adds an error and selects nothing.
+ * The members a `fields` value (comma-separated) selects among `selectable`, `id` and
+ * `object` among them. A name that `refuse` refuses (a field the caller may not see), or
+ * that is not selectable, adds an error and selects nothing.
  */
-function readFields(
-  resource: ResourceDefinition,
+export function selectFields(
   raw: string,
-  full: boolean,
+  selectable: readonly string[],
+  what: string,
   errors: FieldError[],
+  refuse: (name: string) => FieldError | undefined = () => undefined,
 ): Set<string> | undefined {
-  const names = raw.split(',')
-  const selectable = new Set(selectableOf(resource, full))
+  const known = new Set(selectable)
   const selected = new Set(ALWAYS_PROJECTED)
-  for (const name of names) {
-    if (selectable.has(name)) selected.add(name)
-    else if (!full && name in resource.fields) {
-      errors.push(notPublic(resource, 'fields', `the field ${name}`))
+  for (const name of raw.split(',')) {
+    const refused = refuse(name)
+    if (refused) {
+      errors.push(refused)
       return undefined
-    } else {
+    }
+    if (!known.has(name)) {
       errors.push({
         field: 'fields',
         code: 'unknown_field',
         message:
           name === ''
             ? 'fields lists members separated by single commas'
-            : `${name.slice(0, 100)} is not a field of ${resource.collection}; fields: ${[...selectable].join(', ')}`,
+            : `${name.slice(0, 100)} is not a member of ${what}; fields: ${selectable.join(', ')}`,
       })
       return undefined
     }
+    selected.add(name)
   }
   return selected
+}
+
+/** `fields` of a resource's read: the members this caller may see (`full` or public ones). */
+function readFields(
+  resource: ResourceDefinition,
+  raw: string,
+  full: boolean,
+  errors: FieldError[],
+): Set<string> | undefined {
+  return selectFields(raw, selectableOf(resource, full), resource.collection, errors, (name) =>
+    !full && name in resource.fields && !isPublicColumn(resource, name)
+      ? notPublic(resource, 'fields', `the field ${name}`)
+      : undefined,
+  )
 }
 
 /**

@@ -2,6 +2,8 @@ import type { OpenApiPaths } from '../openapi-paths.js'
 import type { JsonSchema } from './fields.js'
 import {
   ALWAYS_PROJECTED,
+  FIELDS_DESCRIPTION,
+  fieldsSchema,
   filterableOf,
   filterOf,
   MAX_LIMIT,
@@ -277,14 +279,8 @@ function fieldsParameter(resource: ResourceDefinition): Record<string, unknown> 
     in: 'query',
     style: 'form',
     explode: false,
-    schema: {
-      type: 'array',
-      items: { type: 'string', enum: selectableOf(resource) },
-      minItems: 1,
-      uniqueItems: true,
-    },
-    description:
-      'Only these members of each record (comma-separated; id and object are always answered). Without the read scope, only the public ones. The ETag is that of the projection: If-Match takes the ETag of the whole record.',
+    schema: fieldsSchema(selectableOf(resource)),
+    description: `${FIELDS_DESCRIPTION} Without the read scope, only the public ones.`,
   }
 }
 
