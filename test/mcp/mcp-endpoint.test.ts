@@ -332,6 +332,7 @@ describe('/mcp: files and limits', () => {
     expect(tool?.inputSchema.required).toEqual(
       expect.arrayContaining(['content_base64', 'media_type']),
     )
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
     expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['purpose', 'visibility', 'filename', 'idempotency_key']),
     )
