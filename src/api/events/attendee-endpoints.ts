@@ -11,13 +11,20 @@ import { notFound, requireOwner, writerOf } from '../framework/access.js'
 import { defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import { email, enumeration, reference, text } from '../framework/fields.js'
 import { withIdempotency } from '../framework/idempotency.js'
+import { projected } from '../framework/list-params.js'
 import { type Endpoint, filledPath } from '../framework/operation.js'
 import type { ResourceDefinition } from '../framework/resource.js'
 import { ProblemError } from '../problem.js'
 import { attendeeListQuery, listAttendees } from './attendee-list.js'
 import { type Addition, register } from './attendee-registration.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
-import { attendeePageSchema, attendeeSchema, attendeeView, STATUSES } from './attendee-views.js'
+import {
+  attendeeFields,
+  attendeePageSchema,
+  attendeeSchema,
+  attendeeView,
+  STATUSES,
+} from './attendee-views.js'
 
 const LIST = '/api/v1/events/:id/attendees'
 const ITEM = '/api/v1/events/:id/attendees/:attendee_id'
@@ -101,7 +108,10 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       query: attendeeListQuery,
       queryRules: { status: 400 },
       output: { description: 'A page of attendees', schema: attendeePageSchema },
-      problems: { '400': 'An unknown filter, a bad limit or cursor', ...readProblems },
+      problems: {
+        '400': 'An unknown filter or fields member, a bad limit or cursor',
+        ...readProblems,
+      },
       async run({ deps, params, query }) {
         const event = await eventOf(deps, params.id ?? '')
         return jsonAnswer(await listAttendees(deps, event.id, query))
@@ -115,11 +125,16 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       operationId: 'getEventAttendee',
       summary: 'One attendee of an event',
       scope: readScope,
+      // Other parameters are ignored, as resources' single reads ignore them.
+      query: { fields: attendeeFields },
+      queryRules: { status: 400, unknown: 'ignore' },
       output: one('The attendee'),
-      problems: readProblems,
-      async run({ deps, params }) {
+      problems: { '400': 'fields names an unknown member', ...readProblems },
+      async run({ deps, params, query }) {
         const event = await eventOf(deps, params.id ?? '')
-        return answer(await attendeeOf(deps, event.id, params.attendee_id ?? ''))
+        const row = await attendeeOf(deps, event.id, params.attendee_id ?? '')
+        const fields = query.fields as ReadonlySet<string> | undefined
+        return jsonAnswer(projected(attendeeView(row), fields), { etag: true })
       },
     }),
     defineEndpoint({
