@@ -142,15 +142,11 @@ export async function checkAuthorizationParams(
     )
   const unknown = scopes.find((s) => !isKnownScope(s))
   if (unknown) throw new OAuthError('invalid_scope', `unknown scope "${unknown.slice(0, 64)}"`)
-  if (client.scope) {
-    const registered = new Set(client.scope.split(' '))
-    const outside = scopes.find((s) => !registered.has(s))
-    if (outside)
-      throw new OAuthError(
-        'invalid_scope',
-        `scope "${outside}" is outside what this client registered`,
-      )
-  }
+  // A registration's `scope` (RFC 7591 §2) does not bound what the client may ask for later:
+  // anyone may register again with every scope, so the bound would protect nothing, and it
+  // would break step-up, where an MCP client asks the same person for a scope its first
+  // challenge did not name (MCP authorization, "Scope challenge handling"). What a token
+  // carries is decided by the person's consent and role.
 
   const prompt = (param('prompt') ?? '').split(' ').filter(Boolean)
   if (prompt.some((p) => !['login', 'consent', 'none', 'select_account'].includes(p)))
