@@ -9,6 +9,29 @@ const COMPONENT = '#/components/schemas/'
 const COMPONENTS: Readonly<Record<string, JsonSchema>> = resourceSchemas(RESOURCES)
 
 /**
+ * Keywords an output schema leaves out: the rules and prose of writing a record (lengths,
+ * patterns, formats, descriptions), which the tool's input schema carries. An answer's
+ * schema says its shape (types, enums, constants, members, nullability), a third of the size:
+ * `tools/list` repeats a record's schema in every tool that answers it.
+ */
+const WRITE_SIDE = new Set([
+  'description',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'maxItems',
+  'minItems',
+  'minimum',
+  'maximum',
+  'readOnly',
+  'writeOnly',
+  'contentMediaType',
+  'examples',
+  'uniqueItems',
+])
+
+/**
  * The schema with `#/components/schemas/X` refs pointing at `#/$defs/X`; the names it used.
  * `loose`: the answer may be a public projection, which leaves out private members of
  * nested structures too, so only top-level objects keep their `required`.
@@ -23,6 +46,7 @@ function rewrite(value: unknown, used: Set<string>, loose: boolean, nested = fal
       used.add(name)
       out.$ref = `#/$defs/${name}`
     } else if (key === 'required' && loose && nested) continue
+    else if (WRITE_SIDE.has(key)) continue
     else if (key === 'properties' && typeof v === 'object' && v !== null)
       out[key] = Object.fromEntries(
         Object.entries(v).map(([name, member]) => [name, rewrite(member, used, loose, true)]),
