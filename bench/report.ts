@@ -175,15 +175,6 @@ export function checkTargets(
     measured: `${Math.round(end.porticoRssMb)} MB`,
     met: end.porticoRssMb < 200,
   })
-  const refresh = portico('refresh')
-  const providerRefresh = rows.find((r) => r.scenario === 'refresh' && r.server === 'oidc-provider')
-  if (end.dialect === 'postgres' && refresh && providerRefresh) {
-    checks.push({
-      target: 'on PostgreSQL, refresh ahead of oidc-provider in memory',
-      measured: ratio(refresh.opsPerSecond / providerRefresh.opsPerSecond),
-      met: refresh.opsPerSecond > providerRefresh.opsPerSecond,
-    })
-  }
   return checks
 }
 

@@ -159,7 +159,9 @@ async function main(): Promise<number> {
     }
     for (const [id, difference] of Object.entries(limitChecks)) {
       if (difference !== undefined)
-        console.log(`${id}: not compared with the limit server (${difference.detail})`)
+        console.log(
+          `${id}: ${difference.portico ? 'not measured' : 'not compared with the limit server'} (${difference.detail})`,
+        )
     }
     console.log(
       `Portico resident memory at the end (${SETTLE_MS / 1000} s after the last request): ${Math.round(porticoMemory.rss)} MB (peak ${Math.round(porticoMemory.peak)} MB)`,
