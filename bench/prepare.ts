@@ -96,6 +96,8 @@ export interface Prepared {
   readonly accessToken: string
   /** Published public courses made through the API for the course scenarios (Portico). */
   readonly courseIds: readonly string[]
+  /** Published public events, each with two tickets, made through the API (Portico). */
+  readonly eventIds: readonly string[]
   authorizePath(pkce: Pkce): string
   /** Cookies of `count` browsers, each freshly signed in as the bench person. */
   signInBrowsers(count: number): Promise<string[]>
@@ -207,7 +209,7 @@ export async function prepare(
   const first = await signIn()
   const { accessToken } = await exchange(first.code, first.pkce)
   const courseIds = server === 'portico' ? await createCourses(http, accessToken, COURSES) : []
-  if (server === 'portico') await createEvents(http, accessToken, EVENTS)
+  const eventIds = server === 'portico' ? await createEvents(http, accessToken, EVENTS) : []
   const kept: string[] = []
   let lanes: CookieJar[] | undefined
   const inLanes = async <T>(count: number, task: (browser: CookieJar) => Promise<T>) => {
@@ -235,6 +237,7 @@ export async function prepare(
     clientId,
     accessToken,
     courseIds,
+    eventIds,
     authorizePath,
     signInBrowsers: (count) =>
       inParallel(count, 4, async () => (await signIn()).browser.toString()),
@@ -294,11 +297,15 @@ async function createCourses(
 /** Events in the calendar: more than one page of the 20 the events scenario asks for. */
 const EVENTS = 30
 
-/** Creates and publishes `count` upcoming events, each with two tickets, through the API. */
-async function createEvents(http: HttpClient, accessToken: string, count: number): Promise<void> {
+/** Creates and publishes `count` upcoming events, each with two tickets, through the API; their ids. */
+async function createEvents(
+  http: HttpClient,
+  accessToken: string,
+  count: number,
+): Promise<string[]> {
   const bearer = { authorization: `Bearer ${accessToken}` }
   const day = 86_400_000
-  await inParallel(count, 4, async (n) => {
+  return inParallel(count, 4, async (n) => {
     const starts = Date.now() + (n + 2) * day
     const created = await http.json(
       '/api/v1/events',
@@ -321,6 +328,7 @@ async function createEvents(http: HttpClient, accessToken: string, count: number
       200,
       'event publication',
     )
+    return id
   })
 }
 

@@ -1,7 +1,7 @@
 import type { Scenario } from './scenarios.js'
 import type { ServerKind } from './servers.js'
 
-/** Aggregation of the rounds, the targets of issue 7, and the table. */
+/** Aggregation of the rounds, the targets of issues 7 and 20, and the table. */
 
 export interface Measurement {
   readonly round: number
@@ -39,6 +39,11 @@ export interface Row {
   readonly loaderCpuPercent: number
   readonly versusBaseline: number | undefined
   readonly versusProvider: number | undefined
+  /**
+   * Portico's CPU per operation over the limit server's: in each round the two measured
+   * side by side, the median of those ratios.
+   */
+  readonly versusLimit: number | undefined
 }
 
 export interface TargetCheck {
@@ -70,6 +75,11 @@ export function aggregate(
       if (runs.length === 0) continue
       const ops = median(runs.map((m) => m.opsPerSecond))
       const provider = median(of(scenario.id, 'oidc-provider').map((m) => m.opsPerSecond))
+      const limitRuns = of(scenario.id, 'limit')
+      const perRound = runs.flatMap((m) => {
+        const limit = limitRuns.find((l) => l.round === m.round)
+        return limit && limit.cpuMsPerOp > 0 ? [m.cpuMsPerOp / limit.cpuMsPerOp] : []
+      })
       rows.push({
         scenario: scenario.id,
         title: scenario.title,
@@ -85,6 +95,7 @@ export function aggregate(
           Number.isFinite(baseline) && server !== 'plain' ? ops / baseline : undefined,
         versusProvider:
           server === 'portico' && Number.isFinite(provider) ? ops / provider : undefined,
+        versusLimit: server === 'portico' && perRound.length > 0 ? median(perRound) : undefined,
       })
     }
   }
@@ -96,7 +107,7 @@ export interface EndOfRun {
   readonly dialect: 'sqlite' | 'postgres'
 }
 
-/** Portico's figures against the targets of issue 7. */
+/** Portico's figures against the targets of issues 7 and 20. */
 export function checkTargets(
   scenarios: readonly Scenario[],
   rows: readonly Row[],
@@ -107,7 +118,24 @@ export function checkTargets(
   for (const scenario of scenarios) {
     const row = portico(scenario.id)
     if (!row) continue
-    const { versusProvider, versusBaseline } = scenario.target ?? {}
+    const { versusProvider, versusBaseline, versusLimit } = scenario.target ?? {}
+    if (versusLimit && 'get' in versusLimit) {
+      const limitGet = rows.find((r) => r.scenario === versusLimit.get && r.server === 'limit')
+      if (limitGet) {
+        checks.push({
+          target: `${scenario.id}: Portico's CPU ≤ the limit server's on the full GET (${versusLimit.get})`,
+          measured: `${cpu(row.cpuMsPerOp)} vs ${cpu(limitGet.cpuMsPerOp)} ms (${ratio(row.cpuMsPerOp / limitGet.cpuMsPerOp)})`,
+          met: row.cpuMsPerOp <= limitGet.cpuMsPerOp,
+        })
+      }
+    } else if (versusLimit && row.versusLimit !== undefined) {
+      const most = versusLimit[end.dialect]
+      checks.push({
+        target: `${scenario.id}: CPU ≤ ${most}× the limit server's on ${end.dialect}`,
+        measured: ratio(row.versusLimit),
+        met: row.versusLimit <= most,
+      })
+    }
     if (versusProvider !== undefined && row.versusProvider !== undefined) {
       checks.push({
         target: `${scenario.id}: ≥ ${versusProvider}× oidc-provider`,
@@ -147,15 +175,6 @@ export function checkTargets(
     measured: `${Math.round(end.porticoRssMb)} MB`,
     met: end.porticoRssMb < 200,
   })
-  const refresh = portico('refresh')
-  const providerRefresh = rows.find((r) => r.scenario === 'refresh' && r.server === 'oidc-provider')
-  if (end.dialect === 'postgres' && refresh && providerRefresh) {
-    checks.push({
-      target: 'on PostgreSQL, refresh ahead of oidc-provider in memory',
-      measured: ratio(refresh.opsPerSecond / providerRefresh.opsPerSecond),
-      met: refresh.opsPerSecond > providerRefresh.opsPerSecond,
-    })
-  }
   return checks
 }
 
@@ -163,6 +182,7 @@ const SERVER_NAMES: Record<ServerKind, string> = {
   plain: 'node:http',
   portico: 'Portico',
   'oidc-provider': 'oidc-provider',
+  limit: 'limit server',
 }
 
 function ratio(value: number | undefined): string {
@@ -184,13 +204,13 @@ function cpu(value: number): string {
 /** The table, in Markdown (the README shows the same). */
 export function table(rows: readonly Row[]): string {
   const lines = [
-    '| scenario | server | ops/s | p50 ms | p99 ms | server CPU ms/op | peak RSS MB | × baseline | × oidc-provider |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | server | ops/s | p50 ms | p99 ms | server CPU ms/op | peak RSS MB | × baseline | × oidc-provider | CPU × limit |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const row of rows) {
     const saturated = row.loaderCpuPercent >= 90 ? ' †' : ''
     lines.push(
-      `| ${row.title} | ${SERVER_NAMES[row.server]} | ${thousands(row.opsPerSecond)}${saturated} | ${ms(row.p50Ms)} | ${ms(row.p99Ms)} | ${cpu(row.cpuMsPerOp)} | ${Math.round(row.peakRssMb)} | ${ratio(row.versusBaseline)} | ${ratio(row.versusProvider)} |`,
+      `| ${row.title} | ${SERVER_NAMES[row.server]} | ${thousands(row.opsPerSecond)}${saturated} | ${ms(row.p50Ms)} | ${ms(row.p99Ms)} | ${cpu(row.cpuMsPerOp)} | ${Math.round(row.peakRssMb)} | ${ratio(row.versusBaseline)} | ${ratio(row.versusProvider)} | ${ratio(row.versusLimit)} |`,
     )
   }
   return lines.join('\n')

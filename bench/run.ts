@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { compareAnswers, type Difference } from './limit-check.js'
 import type { LoadJob, LoadResult } from './load-protocol.js'
 import { Loader } from './loader.js'
 import { type Options, parseOptions, USAGE } from './options.js'
@@ -14,6 +15,7 @@ import {
   killAll,
   type RunningServer,
   type ServerKind,
+  startLimit,
   startOidcProvider,
   startPlain,
   startPortico,
@@ -21,9 +23,10 @@ import {
 import { choosePinning, cpuMs, describeMachine, memoryMb, pinSelf, sampleRss } from './system.js'
 
 /**
- * `npm run bench`: plain node:http, Portico and oidc-provider started one after another on
- * 127.0.0.1, the scenarios run on each server that has them, round after round with the
- * servers interleaved, then the table, the targets of issue 7, and the JSON.
+ * `npm run bench`: plain node:http, Portico, oidc-provider and the limit server (on Portico's
+ * database, for the API's reads) started one after another on 127.0.0.1, the scenarios run
+ * on each server that has them, round after round with the servers interleaved, then the
+ * table, the targets of issues 7 and 20, and the JSON.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -46,7 +49,7 @@ async function main(): Promise<number> {
     return 0
   }
   const options = parsed
-  const scenarios = SCENARIOS.filter(
+  let scenarios = SCENARIOS.filter(
     (s) => s.id === 'static' || options.only.length === 0 || options.only.includes(s.id),
   )
   const unknown = options.only.filter((id) => !SCENARIOS.some((s) => s.id === id))
@@ -91,11 +94,26 @@ async function main(): Promise<number> {
       const server = servers.get(kind)
       if (server) prepared.set(kind, await prepare(kind as OAuthServer, server.origin, person))
     }
-    console.log(`Portico on ${database.dialect}: ${servers.get('portico')?.origin}`)
+    const porticoOrigin = servers.get('portico')?.origin ?? ''
+    // Started once Portico made the schema and the rows it reads.
+    if (scenarios.some((s) => s.servers.includes('limit')))
+      servers.set('limit', await startLimit(pinning.server, database, porticoOrigin))
+    console.log(`Portico on ${database.dialect}: ${porticoOrigin}`)
     console.log(
       `oidc-provider ${packageVersion('oidc-provider')}: ${servers.get('oidc-provider')?.origin}`,
     )
-    console.log(`node:http: ${servers.get('plain')?.origin}\n`)
+    console.log(`node:http: ${servers.get('plain')?.origin}`)
+    if (servers.has('limit'))
+      console.log(`limit server on ${database.dialect}: ${servers.get('limit')?.origin}`)
+    const limitChecks = await checkLimitServer(scenarios, servers, prepared.get('portico'), person)
+    scenarios = scenarios.flatMap((scenario) => {
+      const difference = limitChecks[scenario.id]
+      if (difference === undefined) return [scenario]
+      // Portico not answering as the scenario expects: nothing to measure on either server.
+      if (difference.portico) return []
+      return [{ ...scenario, servers: scenario.servers.filter((kind) => kind !== 'limit') }]
+    })
+    console.log('')
 
     loader = new Loader(pinning.load)
     const bench = new Bench(options, loader, servers, prepared, person)
@@ -134,10 +152,21 @@ async function main(): Promise<number> {
     }
     for (const scenario of scenarios)
       if (scenario.note) console.log(`${scenario.id}: ${scenario.note}`)
+    if (rows.some((r) => r.versusLimit !== undefined)) {
+      console.log(
+        "CPU × limit: Portico's CPU per operation over the limit server's (the same reads on the same database with plain node:http), median of the rounds' ratios.",
+      )
+    }
+    for (const [id, difference] of Object.entries(limitChecks)) {
+      if (difference !== undefined)
+        console.log(
+          `${id}: ${difference.portico ? 'not measured' : 'not compared with the limit server'} (${difference.detail})`,
+        )
+    }
     console.log(
       `Portico resident memory at the end (${SETTLE_MS / 1000} s after the last request): ${Math.round(porticoMemory.rss)} MB (peak ${Math.round(porticoMemory.peak)} MB)`,
     )
-    console.log(`\nTargets (issue 7):\n${targetLines(checks)}`)
+    console.log(`\nTargets (issues 7 and 20):\n${targetLines(checks)}`)
     console.log(`\n${seconds} s; load average at the end ${machineAtEnd.loadAverage.join(' ')}`)
 
     if (options.save) {
@@ -163,6 +192,7 @@ async function main(): Promise<number> {
             },
             table: rows,
             targets: checks,
+            limitChecks,
             memoryAtEndMb: memoryAtEnd,
             notes: Object.fromEntries(scenarios.filter((s) => s.note).map((s) => [s.id, s.note])),
             measurements: bench.measurements,
@@ -215,7 +245,8 @@ class Bench {
     const context = {
       server: kind,
       origin: server.origin,
-      prepared: this.prepared.get(kind),
+      // The limit server reads Portico's database: Portico's token and records.
+      prepared: this.prepared.get(kind === 'limit' ? 'portico' : kind),
       person: this.person,
     }
     const key = `${scenario.id}/${kind}`
@@ -326,6 +357,48 @@ class Bench {
       throw new Error(`${scenario.id} on ${server.kind}: nothing completed`)
     return { result, cpu, rss, window }
   }
+}
+
+/**
+ * Compares, on a sample, the limit server's answers with Portico's for every scenario both
+ * run; by scenario id, what differs (undefined: they agree).
+ */
+async function checkLimitServer(
+  scenarios: readonly Scenario[],
+  servers: ReadonlyMap<ServerKind, RunningServer>,
+  portico: Prepared | undefined,
+  person: Person,
+): Promise<Record<string, Difference | undefined>> {
+  const checks: Record<string, Difference | undefined> = {}
+  const porticoServer = servers.get('portico')
+  const limit = servers.get('limit')
+  if (!porticoServer || !limit) return checks
+  for (const scenario of scenarios) {
+    if (!scenario.servers.includes('limit')) continue
+    const loadOf = async (kind: ServerKind, origin: string) => {
+      const load = await scenario.load({ server: kind, origin, prepared: portico, person }, 0, 1)
+      if (load.kind !== 'request')
+        throw new Error(`${scenario.id}: the limit server serves single requests`)
+      return load
+    }
+    const difference: Difference | undefined = await loadOf('portico', porticoServer.origin).then(
+      async (load) =>
+        compareAnswers(
+          porticoServer.origin,
+          load,
+          limit.origin,
+          await loadOf('limit', limit.origin),
+        ),
+      (error: unknown) => ({
+        // The conditional scenario reads the ETag first; a server without one cannot run it.
+        portico: true,
+        detail: `Portico answers without what the scenario needs: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    )
+    checks[scenario.id] = difference
+    console.log(`limit check ${scenario.id}: ${difference?.detail ?? 'same answers'}`)
+  }
+  return checks
 }
 
 /** Seconds the run should take, roughly. */

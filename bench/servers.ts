@@ -9,9 +9,9 @@ import pg from 'pg'
 import type { Person } from './prepare.js'
 import { freePort, pinned } from './system.js'
 
-/** The three servers, each a process of its own, started one after another on loopback. */
+/** The servers, each a process of its own, started one after another on loopback. */
 
-export type ServerKind = 'plain' | 'portico' | 'oidc-provider'
+export type ServerKind = 'plain' | 'portico' | 'oidc-provider' | 'limit'
 
 export interface RunningServer {
   readonly kind: ServerKind
@@ -123,6 +123,25 @@ export async function startPlain(cores: string | undefined): Promise<RunningServ
     SERVER_ENV,
   )
   return running('plain', await listening('plain', child, tail), child, tail)
+}
+
+/**
+ * The limit server (bench/servers/limit.ts) on Portico's own database, started once Portico
+ * made its schema and the bench its rows; `issuer` is the audience its tokens carry.
+ */
+export async function startLimit(
+  cores: string | undefined,
+  database: BenchDatabase,
+  issuer: string,
+): Promise<RunningServer> {
+  const port = await freePort()
+  const { child, tail } = launch(
+    'limit',
+    cores,
+    [path.join(BENCH_DIST, 'servers', 'limit.js'), String(port), database.url, issuer],
+    SERVER_ENV,
+  )
+  return running('limit', await listening('limit', child, tail), child, tail)
 }
 
 export async function startOidcProvider(

@@ -1,0 +1,90 @@
+import { HttpClient, type Reply } from './http.js'
+import type { RequestLoad } from './load-protocol.js'
+
+/**
+ * Before a scenario is measured on the limit server, a sample of its requests goes to both
+ * servers and the answers must agree: the same status, the same JSON (compared as parsed,
+ * then serialised again, so key order counts as in the ETag), the same key headers. A limit
+ * server that did less than Portico would not pass.
+ */
+
+/** Requests of the sample, per server. */
+const SAMPLE = 3
+
+/** Headers that must be equal (x-request-id must be there, each its own). */
+const KEY_HEADERS = [
+  'content-type',
+  'etag',
+  'cache-control',
+  'data-visibility',
+  'vary',
+  'x-content-type-options',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+] as const
+
+/** What differs; `portico`: Portico does not answer as the scenario expects at all. */
+export interface Difference {
+  readonly portico: boolean
+  readonly detail: string
+}
+
+/** Undefined when the two servers answer alike; otherwise what differs. */
+export async function compareAnswers(
+  porticoOrigin: string,
+  porticoLoad: RequestLoad,
+  limitOrigin: string,
+  limitLoad: RequestLoad,
+): Promise<Difference | undefined> {
+  const portico = new HttpClient(porticoOrigin, 1)
+  const limit = new HttpClient(limitOrigin, 1)
+  const ask = (http: HttpClient, load: RequestLoad) =>
+    http.request(load.method, load.path, {
+      headers: load.headers,
+      ...(load.body !== undefined && { body: load.body }),
+    })
+  try {
+    for (let i = 0; i < SAMPLE; i += 1) {
+      const difference = differenceOf(
+        await ask(portico, porticoLoad),
+        await ask(limit, limitLoad),
+        porticoLoad.expect,
+      )
+      if (difference)
+        return {
+          portico: difference.startsWith('Portico answers'),
+          detail: `${porticoLoad.method} ${porticoLoad.path}: ${difference}`,
+        }
+    }
+    return undefined
+  } finally {
+    portico.close()
+    limit.close()
+  }
+}
+
+function differenceOf(portico: Reply, limit: Reply, expect: number): string | undefined {
+  if (portico.status !== expect)
+    return `Portico answers ${portico.status}, the scenario expects ${expect}`
+  if (portico.status !== limit.status)
+    return `status ${portico.status} at Portico, ${limit.status} at the limit server`
+  for (const name of KEY_HEADERS) {
+    if (portico.headers[name] !== limit.headers[name])
+      return `${name}: ${portico.headers[name]} at Portico, ${limit.headers[name]} at the limit server`
+  }
+  if (!portico.headers['x-request-id'] || !limit.headers['x-request-id'])
+    return 'an answer without x-request-id'
+  if (portico.body === '' && limit.body === '') return undefined
+  const normal = (body: string) => {
+    try {
+      return JSON.stringify(JSON.parse(body))
+    } catch {
+      return `(not JSON) ${body}`
+    }
+  }
+  const [a, b] = [normal(portico.body), normal(limit.body)]
+  if (a === b) return undefined
+  let at = 0
+  while (at < a.length && a[at] === b[at]) at += 1
+  return `bodies differ at character ${at}: Portico …${a.slice(Math.max(0, at - 40), at + 60)}… limit server …${b.slice(Math.max(0, at - 40), at + 60)}…`
+}
