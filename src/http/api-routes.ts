@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
 import { resourcePaths } from '../api/framework/openapi.js'
@@ -33,12 +34,15 @@ const ENDPOINTS: readonly Endpoint[] = [
   ...AREAS.flatMap((area) => area.endpoints ?? []),
 ]
 
-/** Every operation of the API, bound to the application's dependencies. */
+/**
+ * Every operation of the API, bound to the application's dependencies; each write counts
+ * the calls refused for scope or role per grant (the activity record, issue 21).
+ */
 export function apiOperations(deps: AppDeps): ApiOperation[] {
   return [
     ...RESOURCES.flatMap((resource) => resourceOperations(resource, deps)),
     ...ENDPOINTS.map((endpoint) => endpoint.bind(deps)),
-  ]
+  ].map((operation) => countingRefusals(deps, operation))
 }
 
 /** What GET /api/v1 answers (indexView below). */
