@@ -28,6 +28,7 @@ import { createSchoolStore } from './storage/school.js'
 import { createSessionStore } from './storage/sessions.js'
 import { createSigningKeyStore } from './storage/signing-keys.js'
 import { createTrustedClientDocumentStore } from './storage/trusted-client-documents.js'
+import { sweepActivity } from './storage/activity.js'
 import { createUserStore } from './storage/users.js'
 
 export interface Overrides {
@@ -224,6 +225,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
   await deps.authorizationRequests.sweep(now)
   await deps.grants.sweep(now)
   await deps.clients.sweepUnused(now - deps.config.unusedClientTtl * 1000, now)
+  await sweepActivity(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
 }
 
 export type { Database }
