@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { activityEndpoint } from '../api/activity/activity-endpoint.js'
 import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
@@ -29,6 +30,7 @@ const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; wr
 /** The hand-written operations, declared with defineEndpoint. */
 const ENDPOINTS: readonly Endpoint[] = [
   ...accountEndpoints,
+  activityEndpoint,
   ...progressEndpoints,
   ...curriculumEndpoints,
   ...AREAS.flatMap((area) => area.endpoints ?? []),

@@ -10,7 +10,7 @@ export type ActivityRow = ActivityTable
  */
 export async function insertActivity(
   db: Db,
-  entry: Omit<ActivityTable, 'client_name' | 'client_url'>,
+  entry: Omit<ActivityTable, 'client_name' | 'client_url' | 'updated_at'>,
 ): Promise<void> {
   const client = await db
     .selectFrom('clients')
@@ -21,6 +21,7 @@ export async function insertActivity(
     .insertInto('activity')
     .values({
       ...entry,
+      updated_at: entry.created_at,
       client_name: client?.client_name ?? null,
       // A metadata-document client's id is its document's URL.
       client_url: client?.kind === 'metadata_document' ? entry.client_id : null,

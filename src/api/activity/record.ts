@@ -33,8 +33,8 @@ export interface ChangeEntry {
  * declared resources, each hand-written endpoint for its own.
  */
 export async function recordChange(context: RecordingContext, entry: ChangeEntry): Promise<void> {
-  if (context.dryRun) return
   const { caller } = context
+  if (context.dryRun || caller.recorded === false) return
   await insertActivity(context.db as Db, {
     id: context.deps.random.id('act'),
     created_at: context.now,

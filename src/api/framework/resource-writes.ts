@@ -79,6 +79,8 @@ export function updateRecord(
     const values = parseWrite(resource, requireObject(input.body), 'update', row)
     const id = row.id as string
     const change = async (tx: ResourceContext, txStore: ResourceStore) => {
+      // The stored row as the change finds it (what the activity record compares).
+      const before = await txStore.find(id)
       // The record must be the caller's before the change, and still be theirs after it.
       await requireOwner(resource, tx, row)
       await requireOwner(resource, tx, { ...row, ...values })
@@ -86,7 +88,7 @@ export function updateRecord(
       await rt.checkUnique(txStore, values, id)
       await rt.write(() => txStore.update(id, { ...values, updated_at: context.now }))
       await resource.afterWrite?.(tx, id, values, row)
-      const changes = changesOf(resource.fields, row, await txStore.find(id), values)
+      const changes = changesOf(resource.fields, before, await txStore.find(id), values)
       // A PATCH that changed nothing is no change to record.
       if (changes.length > 0)
         await recordChange(tx, { operation, recordType: resource.object, recordId: id, changes })
@@ -110,6 +112,8 @@ export function deleteRecord(
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     const remove = async (tx: ResourceContext, txStore: ResourceStore) => {
+      const id = row.id as string
+      const before = await txStore.find(id)
       await requireOwner(resource, tx, row)
       await resource.beforeDelete?.(tx, row)
       if (resource.remove) await resource.remove(tx, row)
@@ -117,8 +121,8 @@ export function deleteRecord(
       await recordChange(tx, {
         operation,
         recordType: resource.object,
-        recordId: row.id as string,
-        changes: changesOf(resource.fields, row, await txStore.find(row.id as string)),
+        recordId: id,
+        changes: changesOf(resource.fields, before, await txStore.find(id)),
       })
     }
     // A dry run answers the record the delete would remove.
@@ -160,10 +164,15 @@ export function runAction(
     // The action and its record in one transaction.
     return rt.idempotentPost(input, path, context, () =>
       rt.atomically(context, async (tx, txStore) => {
+        const before = await txStore.find(row.id as string)
         const id = await action.run(tx, row, members)
         // A new record (a duplicate) is recorded as made; the same one by what changed.
         const made = id !== row.id
-        const changes = changesOf(resource.fields, made ? undefined : row, await txStore.find(id))
+        const changes = changesOf(
+          resource.fields,
+          made ? undefined : before,
+          await txStore.find(id),
+        )
         if (made || changes.length > 0)
           await recordChange(tx, { operation, recordType: resource.object, recordId: id, changes })
         return { status, id }

@@ -14,6 +14,8 @@ export const activity: Migration = {
       .createTable('activity')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
+      // A record never changes: equal to created_at, kept for the API's list conventions.
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addColumn('user_id', 'text', (c) => c.notNull())
       .addColumn('client_id', 'text', (c) => c.notNull())
       .addColumn('client_name', 'text')

@@ -11,6 +11,8 @@ export interface ActivityTables {
 export interface ActivityTable {
   id: string
   created_at: number
+  /** Equal to `created_at`: a record never changes. */
+  updated_at: number
   user_id: string
   client_id: string
   client_name: string | null
