@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { Caller } from '../../../src/api/caller.js'
+import type { ApiOperation } from '../../../src/api/framework/operation.js'
+import { RESOURCES } from '../../../src/api/registry.js'
+import { apiOperations } from '../../../src/http/api-routes.js'
+import { ALL_SCOPES } from '../../../src/oauth/scopes.js'
+import type { Db } from '../../../src/storage/schema.js'
+import { useDemoServer } from '../../support/demo.js'
+import { tinyPng } from '../../support/files.js'
+import { issue } from '../../support/token-lifecycle.js'
+
+// Nothing secret ever reaches the activity record: every write of every resource and
+// endpoint is called with a secret-looking value in each of its string members (one at a
+// time, then all together), and the stored records are searched for it.
+
+const server = useDemoServer()
+
+const MARKER = `sKlive${randomBytes(6).toString('hex')}`
+type Schema = Record<string, unknown>
+
+/** The table whose records a path parameter of an operation names. */
+function tableOf(operation: ApiOperation, param: string): string | undefined {
+  const collection = operation.name.split('.')[0] ?? ''
+  const special: Record<string, string> = {
+    'event_attendees:id': 'events',
+    'storage:id': 'files',
+    'form_submissions:form_id': 'forms',
+    ':attendee_id': 'event_attendees',
+  }
+  const named = special[`${collection}:${param}`] ?? special[`:${param}`]
+  if (named) return named
+  if (param === 'id') return RESOURCES.find((r) => r.collection === collection)?.table
+  const object = param.replace(/_id$/, '')
+  return RESOURCES.find((r) => r.object === object)?.table
+}
+
+/** A secret-looking value that a string member of this schema might accept. */
+function secretFor(schema: Schema): string | undefined {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
+  if (!types.includes('string') || schema.enum || schema.const !== undefined) return undefined
+  if (schema.format === 'date-time' || schema.format === 'binary') return undefined
+  if (schema.format === 'email') return `${MARKER.toLowerCase()}@example.com`
+  if (schema.format === 'uri') return `https://example.com/${MARKER}`
+  if (schema.pattern) return `sk-${MARKER.toLowerCase()}`
+  return `password=${MARKER}`
+}
+
+describe('the activity record keeps no secret', () => {
+  it('after every write with a secret-looking value in every string member', async () => {
+    const { deps } = server()
+    const db = deps.database.db as Db
+    const issued = await issue(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
+    const owner = await deps.users.findById(issued.person.user.id)
+    if (!owner) throw new Error('no owner')
+    const caller: Caller = {
+      kind: 'token',
+      user: owner,
+      clientId: issued.client.clientId,
+      grantId: issued.grantId,
+      scopes: new Set(ALL_SCOPES),
+    }
+    const writes = apiOperations(deps).filter((o) => o.effect !== 'read')
+    let succeeded = 0
+    const attempt = async (
+      operation: ApiOperation,
+      params: Record<string, string>,
+      body: Schema,
+    ) => {
+      try {
+        const result = await operation.run({
+          caller,
+          params,
+          query: {},
+          body,
+          contentType: 'application/json',
+        })
+        if (result.status < 300) succeeded += 1
+      } catch {
+        // Refused: nothing to record, which the search below checks all the same.
+      }
+    }
+    for (const operation of writes) {
+      if (operation.name === 'storage.upload' || operation.effect === 'delete') continue
+      const params: Record<string, string> = {}
+      for (const [, name] of operation.path.matchAll(/:(\w+)/g)) {
+        const table = tableOf(operation, name ?? '')
+        const row = table
+          ? await (db as unknown as import('kysely').Kysely<Record<string, { id: string }>>)
+              .selectFrom(table)
+              .select('id')
+              .limit(1)
+              .executeTakeFirst()
+          : undefined
+        params[name ?? ''] = row?.id ?? 'none'
+      }
+      const body = (operation.inputSchema.properties as Schema | undefined)?.body as
+        | Schema
+        | undefined
+      const members = Object.entries((body?.properties as Record<string, Schema>) ?? {})
+        .map(([name, schema]) => [name, secretFor(schema)] as const)
+        .filter((m): m is readonly [string, string] => m[1] !== undefined)
+      if (members.length === 0) continue
+      for (const [name, value] of members) await attempt(operation, params, { [name]: value })
+      await attempt(operation, params, Object.fromEntries(members))
+    }
+    // An upload under a secret-looking file name.
+    const upload = writes.find((o) => o.name === 'storage.upload')
+    const uploaded = await upload?.run({
+      caller,
+      params: {},
+      query: { purpose: 'avatar', filename: `${MARKER}.png` },
+      body: tinyPng(2, 2, [1, 2, 3]),
+      contentType: 'image/png',
+    })
+    expect(uploaded?.status).toBe(201)
+
+    // The walk wrote plenty (it is no walk of refusals only) …
+    expect(succeeded).toBeGreaterThan(30)
+    const rows = await db
+      .selectFrom('activity')
+      .selectAll()
+      .where('client_id', '=', caller.clientId)
+      .execute()
+    expect(rows.length).toBeGreaterThan(30)
+    // … of free text that was stored in the records, and named, not copied, in the activity.
+    expect(JSON.stringify(rows).toLowerCase()).not.toContain(MARKER.toLowerCase())
+    expect(rows.some((r) => r.operation === 'storage.upload')).toBe(true)
+  }, 120_000)
+})
