@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import type { Args } from './args.js'
+import { activityCommand } from './commands/activity.js'
 import { clientsDelete, clientsList, clientsShow, grantsRevoke } from './commands/clients.js'
 import {
   integrationsCreate,
@@ -134,6 +135,13 @@ export const COMMANDS: readonly Command[] = [
     usage: 'grants revoke [--client CLIENT_ID] [--user EMAIL]',
     summary: 'revoke grants (and their tokens) of a client, a person, or both',
     run: grantsRevoke,
+  },
+  {
+    name: 'activity',
+    usage:
+      'activity [--client CLIENT_ID] [--person USER_ID] [--since 7d|RFC3339] [--limit N] [--json]',
+    summary: 'what apps changed with their tokens, newest first (the activity record)',
+    run: activityCommand,
   },
   {
     name: 'resources add',

@@ -4,6 +4,7 @@ import type { Caller } from '../../../src/api/caller.js'
 import { apiOperations } from '../../../src/http/api-routes.js'
 import { sweep } from '../../../src/main.js'
 import type { Db } from '../../../src/storage/schema.js'
+import { runCli } from '../../support/cli.js'
 import {
   createPerson,
   registerTestClient,
@@ -12,7 +13,7 @@ import {
 } from '../../support/flow.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
-import { issue } from '../../support/token-lifecycle.js'
+import { databaseUrlOf, issue } from '../../support/token-lifecycle.js'
 import { apiClient } from '../api-resources/conventions.js'
 
 // The activity record (issue 21): every write made with a token, in the write's transaction.
@@ -305,5 +306,35 @@ describe('history outlives the app', () => {
     await sweep(server.deps)
     expect((await activity('?record_id=crs_ancient')).total_count).toBe(0)
     expect((await activity()).total_count).toBeGreaterThan(0)
+  })
+})
+
+describe('portico activity', () => {
+  it('prints the changes of a client since a time, newest first, as sentences or JSON', async () => {
+    const env = {
+      DATABASE_URL: databaseUrlOf(server),
+      PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
+      PORTICO_ISSUER: server.issuer,
+    }
+    const made = await product('Portrait Lighting Basics')
+    await call(`/api/v1/digital_products/${made.id}`, {
+      method: 'PATCH',
+      json: { price: { amount: 3900, currency: 'USD' } },
+    })
+    const text = await runCli(
+      ['activity', '--client', app.clientId, '--since', '1h', '--limit', '1'],
+      env,
+    )
+    expect(text.stderr).toBe('')
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain(
+      `Claude Code (${app.clientId})  by ${owner.user.id}: changed the price of “Portrait Lighting Basics” from $49.00 to $39.00`,
+    )
+    const json = await runCli(['activity', '--client', app.clientId, '--json'], env)
+    const records = JSON.parse(json.stdout)
+    expect(records[0]).toMatchObject({ operation: 'digital_products.update', record_id: made.id })
+    const bad = await runCli(['activity', '--since', 'last tuesday'], env)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/^portico: .*since/)
   })
 })
