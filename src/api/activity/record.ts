@@ -2,9 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import { insertActivity } from '../../storage/activity.js'
 import type { Db } from '../../storage/schema.js'
 import type { TokenCaller } from '../caller.js'
-import type { Row } from '../framework/fields.js'
-import type { ResourceDefinition } from '../framework/resource.js'
-import { type Change, changesOf } from './changes.js'
+import type { Change } from './changes.js'
 
 /** Where a change is recorded: inside its transaction, by whom, when. */
 export interface RecordingContext {
@@ -45,26 +43,5 @@ export async function recordChange(context: RecordingContext, entry: ChangeEntry
     record_type: entry.recordType ?? null,
     record_id: entry.recordId ?? null,
     changes: JSON.stringify(entry.changes ?? []),
-  })
-}
-
-/**
- * Records a change of a declared resource's record: the fields that differ between the row
- * before and after (as `changesOf` allows them to be shown).
- */
-export function recordRecordChange(
-  context: RecordingContext,
-  operation: string,
-  resource: ResourceDefinition,
-  id: string,
-  before: Row | undefined,
-  after: Row | undefined,
-  written?: Row,
-): Promise<void> {
-  return recordChange(context, {
-    operation,
-    recordType: resource.object,
-    recordId: id,
-    changes: changesOf(resource.fields, before, after, written),
   })
 }
