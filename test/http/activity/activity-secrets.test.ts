@@ -156,4 +156,103 @@ describe('the activity record keeps no secret', () => {
     const recorded = new Set(rows.map((r) => r.operation))
     expect([...written, 'storage.upload'].filter((name) => !recorded.has(name))).toEqual([])
   }, 120_000)
+
+  it('every hand-written write records its change, in its operation’s name', async () => {
+    const { deps } = server()
+    const db = deps.database.db as Db
+    const issued = await issue(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
+    const owner = await deps.users.findById(issued.person.user.id)
+    if (!owner) throw new Error('no owner')
+    const caller: Caller = {
+      kind: 'token',
+      user: owner,
+      clientId: issued.client.clientId,
+      grantId: issued.grantId,
+      scopes: new Set(ALL_SCOPES),
+    }
+    const operations = apiOperations(deps)
+    const run = async (name: string, params: Record<string, string>, body?: unknown) => {
+      const operation = operations.find((o) => o.name === name)
+      const result = await operation?.run({
+        caller,
+        params,
+        query: {},
+        ...(body !== undefined && { body, contentType: 'application/json' }),
+      })
+      expect(result?.status, name).toBeLessThan(300)
+      return result?.json !== undefined ? JSON.parse(result.json) : result?.body
+    }
+    const records = async (operation: string) =>
+      db
+        .selectFrom('activity')
+        .selectAll()
+        .where('client_id', '=', caller.clientId)
+        .where('operation', '=', operation)
+        .execute()
+
+    // Attendees: added by hand, checked in, removed.
+    const event = await db
+      .selectFrom('events')
+      .select('id')
+      .where('status', '=', 'published')
+      .executeTakeFirstOrThrow()
+    const added = await run(
+      'event_attendees.add',
+      { id: event.id },
+      { email: 'walk-in@example.com', name: 'Walk In' },
+    )
+    await run(
+      'event_attendees.update',
+      { id: event.id, attendee_id: added.id },
+      { status: 'checked_in' },
+    )
+    await run('event_attendees.remove', { id: event.id, attendee_id: added.id })
+    expect((await records('event_attendees.update'))[0]?.changes).toBe(
+      JSON.stringify([{ field: 'status', before: 'registered', after: 'checked_in' }]),
+    )
+    for (const name of ['event_attendees.add', 'event_attendees.remove'])
+      expect(await records(name)).toHaveLength(1)
+
+    // Lesson progress: marked incomplete, then complete (one of them changes something).
+    const enrollment = await db
+      .selectFrom('enrollments')
+      .select(['id', 'course_id'])
+      .executeTakeFirstOrThrow()
+    const lesson = await db
+      .selectFrom('lessons')
+      .select('id')
+      .where('course_id', '=', enrollment.course_id)
+      .executeTakeFirstOrThrow()
+    const progress = { id: enrollment.id, lesson_id: lesson.id }
+    await run('enrollments.uncomplete_lesson', progress)
+    await run('enrollments.complete_lesson', progress)
+    const [completed] = await records('enrollments.complete_lesson')
+    expect(completed).toMatchObject({ record_type: 'enrollment', record_id: enrollment.id })
+
+    // The curriculum of a course, reordered (here: in the order it has).
+    const tree = await run('curriculum.get', { course_id: enrollment.course_id })
+    await run(
+      'curriculum.reorder',
+      { course_id: enrollment.course_id },
+      {
+        sections: tree.sections.map((s: { id: string; lessons: Array<{ id: string }> }) => ({
+          id: s.id,
+          lesson_ids: s.lessons.map((l) => l.id),
+        })),
+      },
+    )
+    expect(await records('curriculum.reorder')).toHaveLength(1)
+
+    // A file uploaded, then deleted.
+    const upload = operations.find((o) => o.name === 'storage.upload')
+    const file = await upload?.run({
+      caller,
+      params: {},
+      query: { purpose: 'avatar' },
+      body: tinyPng(2, 2, [9, 9, 9]),
+      contentType: 'image/png',
+    })
+    await run('storage.delete', { id: String((file?.body as { id: string }).id) })
+    expect(await records('storage.delete')).toHaveLength(1)
+  })
 })
