@@ -252,7 +252,8 @@ describe('the activity record keeps no secret', () => {
       body: tinyPng(2, 2, [9, 9, 9]),
       contentType: 'image/png',
     })
-    await run('storage.delete', { id: String((file?.body as { id: string }).id) })
+    const fileId = (file?.body as { id?: string } | undefined)?.id ?? 'none'
+    await run('storage.delete', { id: fileId })
     expect(await records('storage.delete')).toHaveLength(1)
   })
 })
