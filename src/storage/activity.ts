@@ -68,6 +68,13 @@ export async function refusalsOf(
   )
 }
 
+/** The refused writes of every grant, or of one client's grants, most recent first. */
+export function refusalsList(db: Db, clientId?: string) {
+  let query = db.selectFrom('activity_refusals').selectAll().orderBy('last_at', 'desc')
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId)
+  return query.execute()
+}
+
 /** Deletes the records, and refusal counts, older than `before` (the retention). */
 export async function sweepActivity(db: Db, before: number): Promise<void> {
   await db.deleteFrom('activity').where('created_at', '<', before).execute()

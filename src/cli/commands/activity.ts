@@ -4,6 +4,7 @@ import { describeActivity } from '../../api/activity/sentence.js'
 import { ProblemError } from '../../api/problem.js'
 import type { Config } from '../../config.js'
 import { prepare } from '../../main.js'
+import { refusalsList } from '../../storage/activity.js'
 import { type Args, UsageError } from '../args.js'
 import { quietLogger } from './quiet-logger.js'
 
@@ -65,6 +66,11 @@ export async function activityCommand(args: Args, config: Config): Promise<numbe
     }
     if (page.hasMore)
       console.log(`… ${page.total - records.length} more (raise --limit, up to 100)`)
+    // Refusals are counted per grant, not listed: their sums close the listing.
+    for (const refused of await refusalsList(deps.database.db, client))
+      console.log(
+        `refused (scope or role): ${refused.count} write${Number(refused.count) === 1 ? '' : 's'} by ${refused.client_id} for ${refused.user_id} (grant ${refused.grant_id}), last ${new Date(Number(refused.last_at)).toISOString()}`,
+      )
     return 0
   } finally {
     await deps.database.close()

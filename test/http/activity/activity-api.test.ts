@@ -330,6 +330,12 @@ describe('portico activity', () => {
     expect(text.stdout).toContain(
       `Claude Code (${app.clientId})  by ${owner.user.id}: changed the price of “Portrait Lighting Basics” from $49.00 to $39.00`,
     )
+    // The refused writes of the client's grants (counted above) close the listing.
+    expect(text.stdout).toMatch(
+      new RegExp(`refused \\(scope or role\\): 2 writes by ${app.clientId}`),
+    )
+    // The refused writes of the client's grants (counted above) close the listing.
+    expect(text.stdout).toContain(`refused (scope or role): 2 writes by ${app.clientId}`)
     const json = await runCli(['activity', '--client', app.clientId, '--json'], env)
     const records = JSON.parse(json.stdout)
     expect(records[0]).toMatchObject({ operation: 'digital_products.update', record_id: made.id })
