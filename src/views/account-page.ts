@@ -80,12 +80,12 @@ function table(rows: readonly ConnectionRow[], csrf: string, showPerson: boolean
 ${showPerson ? html`<td>${r.person}</td>` : ''}
 <td>${r.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td>${r.grantedAt}</td>
-<td>${r.lastUsed}<br><a class="activity-link" href="/account?app=${encodeURIComponent(r.clientId)}#activity">Activity</a>${
+<td>${r.lastUsed}</td>
+<td><a class="activity-link" href="/account?app=${encodeURIComponent(r.clientId)}#activity">Activity</a>${
       r.refusedWrites > 0
-        ? html`<br><span class="muted refused">${r.refusedWrites} write${r.refusedWrites === 1 ? '' : 's'} refused</span>`
+        ? html` <span class="muted refused">${r.refusedWrites} write${r.refusedWrites === 1 ? '' : 's'} refused</span>`
         : ''
-    }</td>
-<td>${
+    }<br>${
       r.refusal
         ? html`<span class="muted">${r.refusal}</span>`
         : html`<form method="post" action="/account/connections/revoke">

@@ -52,6 +52,12 @@ beforeAll(async () => {
     json: { bio: 'Teaches light' },
   })
   expect(account.status).toBe(200)
+  // One write beyond its scope: refused, and counted beside the app.
+  const refused = await apiClient(server, mine.accessToken)(`/api/v1/digital_products/${made.id}`, {
+    method: 'PATCH',
+    json: { title: 'Not mine' },
+  })
+  expect(refused.status).toBe(403)
 })
 afterAll(async () => {
   await browser?.close()
@@ -122,6 +128,7 @@ describe('the activity section of /account', () => {
     await expect(entries(page).count()).resolves.toBe(1)
     const only = ((await entries(page).first().textContent()) ?? '').replace(/\s+/g, ' ')
     expect(only).toContain('Lecture Notes Helper changed the bio of “')
+    await expect(page.locator('.refused').textContent()).resolves.toBe('1 write refused')
     expect(await page.locator('#activity').textContent()).not.toContain('Claude Code')
     await page.getByRole('link', { name: 'Activity' }).first().click()
     expect(new URL(page.url()).searchParams.get('app')).not.toBeNull()
