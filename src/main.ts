@@ -3,8 +3,7 @@ import { recheckStoredContent } from './api/stored-content-recheck.js'
 import type { AppDeps } from './app-deps.js'
 import type { Config } from './config.js'
 import { ConfigError } from './config.js'
-import { createApp } from './http/app.js'
-import { type MetricsServer, startMetricsServer } from './http/metrics-server.js'
+import type { MetricsServer } from './http/metrics-server.js'
 import { createClientResolver } from './oauth/client-id-metadata/resolve-client.js'
 import { createKeyRing, ensureSigningKeys } from './oauth/keys.js'
 import { type Clock, systemClock } from './platform/clock.js'
@@ -172,6 +171,12 @@ export async function startServer(
   config: Config,
   overrides: Overrides = {},
 ): Promise<RunningServer> {
+  // The HTTP application loads here, not at import: the operator's commands that only need
+  // `prepare` (users, clients, keys …) start without it.
+  const [{ createApp }, { startMetricsServer }] = await Promise.all([
+    import('./http/app.js'),
+    import('./http/metrics-server.js'),
+  ])
   const deps = await prepare(config, overrides)
   const app = await createApp(deps)
   // Expired codes, tokens, sessions and authorization requests go, not only rate windows.

@@ -1,21 +1,13 @@
 import type { Config } from '../config.js'
 import type { Args } from './args.js'
-import { activityCommand } from './commands/activity.js'
-import { clientsDelete, clientsList, clientsShow, grantsRevoke } from './commands/clients.js'
-import {
-  integrationsCreate,
-  integrationsDelete,
-  integrationsList,
-  integrationsTrust,
-  integrationsUntrust,
-} from './commands/integrations.js'
-import { keysList, keysRotate } from './commands/keys.js'
-import { migrateCommand } from './commands/migrate.js'
-import { openapiCommand } from './commands/openapi.js'
-import { resourcesAdd, resourcesDelete, resourcesList } from './commands/resources.js'
-import { seedDemoCommand } from './commands/seed.js'
-import { serve } from './commands/serve.js'
-import { usersAdd, usersList, usersSetPassword } from './commands/users.js'
+
+/**
+ * A command whose module loads only when it runs: `--help`, `--version` and a typo answer
+ * without loading the server, and each command loads only what it uses.
+ */
+function lazy(load: () => Promise<Command['run']>): Command['run'] {
+  return async (args, config) => (await load())(args, config)
+}
 
 export interface Command {
   readonly name: string
@@ -29,37 +21,37 @@ export const COMMANDS: readonly Command[] = [
     name: 'serve',
     usage: 'serve [--port N] [--host H] [--issuer URL] [--database-url URL] [--log-level L]',
     summary: 'start the server (migrates first)',
-    run: serve,
+    run: lazy(async () => (await import('./commands/serve.js')).serve),
   },
   {
     name: 'openapi',
     usage: 'openapi [--issuer URL]',
     summary: 'print the OpenAPI document (npm run openapi writes openapi.json)',
-    run: openapiCommand,
+    run: lazy(async () => (await import('./commands/openapi.js')).openapiCommand),
   },
   {
     name: 'seed demo',
     usage: 'seed demo [--database-url URL]',
     summary: 'load the demo school into an empty database (dates relative to today)',
-    run: seedDemoCommand,
+    run: lazy(async () => (await import('./commands/seed.js')).seedDemoCommand),
   },
   {
     name: 'migrate',
     usage: 'migrate [--database-url URL]',
     summary: 'bring the database schema up to date',
-    run: migrateCommand,
+    run: lazy(async () => (await import('./commands/migrate.js')).migrateCommand),
   },
   {
     name: 'keys rotate',
     usage: 'keys rotate',
     summary: 'add new active signing keys and retire the current ones',
-    run: keysRotate,
+    run: lazy(async () => (await import('./commands/keys.js')).keysRotate),
   },
   {
     name: 'keys list',
     usage: 'keys list',
     summary: 'list the signing keys and their state',
-    run: keysList,
+    run: lazy(async () => (await import('./commands/keys.js')).keysList),
   },
   {
     name: 'integrations create',
@@ -67,99 +59,99 @@ export const COMMANDS: readonly Command[] = [
       'integrations create --name NAME --redirect-uri https://… [--redirect-uri …] [--confidential]',
     summary:
       'register an integration with fixed callbacks; prints its client_id (and secret, once)',
-    run: integrationsCreate,
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsCreate),
   },
   {
     name: 'integrations list',
     usage: 'integrations list [--json]',
     summary: 'list registered integrations',
-    run: integrationsList,
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsList),
   },
   {
     name: 'integrations delete',
     usage: 'integrations delete CLIENT_ID',
     summary: 'delete an integration',
-    run: integrationsDelete,
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsDelete),
   },
   {
     name: 'integrations trust',
     usage: 'integrations trust https://…/client.json',
     summary:
       'trust a client metadata document URL: its https callbacks become valid, no "not reviewed" warning',
-    run: integrationsTrust,
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsTrust),
   },
   {
     name: 'integrations untrust',
     usage: 'integrations untrust https://…/client.json',
     summary: 'stop trusting a client metadata document URL',
-    run: integrationsUntrust,
+    run: lazy(async () => (await import('./commands/integrations.js')).integrationsUntrust),
   },
   {
     name: 'users add',
     usage: 'users add --email E --name N --role R --password-stdin',
     summary: 'add an account; the password is read from standard input',
-    run: usersAdd,
+    run: lazy(async () => (await import('./commands/users.js')).usersAdd),
   },
   {
     name: 'users set-password',
     usage: 'users set-password --email E --password-stdin',
     summary: 'set a new password (read from standard input) and sign the account out',
-    run: usersSetPassword,
+    run: lazy(async () => (await import('./commands/users.js')).usersSetPassword),
   },
   {
     name: 'users list',
     usage: 'users list [--json]',
     summary: 'list the accounts and their roles',
-    run: usersList,
+    run: lazy(async () => (await import('./commands/users.js')).usersList),
   },
   {
     name: 'clients list',
     usage: 'clients list [--json]',
     summary: 'list every client, self-registered and integrations',
-    run: clientsList,
+    run: lazy(async () => (await import('./commands/clients.js')).clientsList),
   },
   {
     name: 'clients show',
     usage: 'clients show CLIENT_ID',
     summary: 'show a client and who authorized it',
-    run: clientsShow,
+    run: lazy(async () => (await import('./commands/clients.js')).clientsShow),
   },
   {
     name: 'clients delete',
     usage: 'clients delete CLIENT_ID',
     summary: 'delete a client, ending all its grants and tokens',
-    run: clientsDelete,
+    run: lazy(async () => (await import('./commands/clients.js')).clientsDelete),
   },
   {
     name: 'grants revoke',
     usage: 'grants revoke [--client CLIENT_ID] [--user EMAIL]',
     summary: 'revoke grants (and their tokens) of a client, a person, or both',
-    run: grantsRevoke,
+    run: lazy(async () => (await import('./commands/clients.js')).grantsRevoke),
   },
   {
     name: 'activity',
     usage:
       'activity [--client CLIENT_ID] [--person USER_ID] [--since 7d|RFC3339] [--limit N] [--json]',
     summary: 'what apps changed with their tokens, newest first (the activity record)',
-    run: activityCommand,
+    run: lazy(async () => (await import('./commands/activity.js')).activityCommand),
   },
   {
     name: 'resources add',
     usage: 'resources add --identifier URI --name NAME',
     summary: 'register another API behind Portico; prints its introspection credentials once',
-    run: resourcesAdd,
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesAdd),
   },
   {
     name: 'resources list',
     usage: 'resources list',
     summary: 'list registered resource servers',
-    run: resourcesList,
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesList),
   },
   {
     name: 'resources delete',
     usage: 'resources delete RS_ID',
     summary: 'delete a resource server',
-    run: resourcesDelete,
+    run: lazy(async () => (await import('./commands/resources.js')).resourcesDelete),
   },
 ]
 

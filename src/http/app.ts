@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify'
+import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import type { AppDeps } from '../app-deps.js'
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-page-routes.js'
@@ -45,8 +46,8 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   openapiRoutes,
 ]
 
-/** Default bound on request bodies; endpoints may set a smaller one. */
-const BODY_LIMIT = 64 * 1024
+/** Default bound on request bodies (the API's JSON limit); endpoints may set a smaller one. */
+const BODY_LIMIT = JSON_BODY_LIMIT
 
 /**
  * Paths that are HTML pages for people: everything else is an API open to any origin. Also
@@ -56,8 +57,12 @@ const BODY_LIMIT = 64 * 1024
 const PAGE_PATH = /^\/(oauth\/authorize|login|logout|consent|account|docs)(\/|\?|$)/
 
 const CORS_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE'
-const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type, If-Match, Idempotency-Key'
-const CORS_EXPOSED_HEADERS = 'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id'
+// The Mcp-* headers and Last-Event-ID are those of MCP's Streamable HTTP transport, so that
+// browser-based MCP clients can call /mcp (and read its WWW-Authenticate challenges).
+const CORS_ALLOWED_HEADERS =
+  'Authorization, Content-Type, If-Match, Idempotency-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID'
+const CORS_EXPOSED_HEADERS =
+  'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version'
 const CORS_MAX_AGE = '86400'
 
 /**

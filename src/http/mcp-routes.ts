@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
+import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { ProblemError } from '../api/problem.js'
 import { createMcpServer } from '../mcp/server.js'
 import { missingScopes } from '../mcp/step-up.js'
@@ -33,10 +34,16 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message }, id: null })
 }
 
+/** A serialised origin: scheme, host and port only (RFC 6454 §6.2), or `null`. */
+const ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+)$/i
+
 /**
  * DNS-rebinding protection (MCP Streamable HTTP, security warning): the Host must name the
- * issuer's host (any port, as the SDK's hostHeaderValidation), and an Origin, when a
- * browser sends one, must be the issuer's.
+ * issuer's host (any port, as the SDK's hostHeaderValidation), so a page whose own name was
+ * made to point at this server is refused. Any Origin is accepted, as on the REST API: a
+ * call carries no ambient credential (no cookie), only a bearer token, which a page from
+ * another origin holds only if the person authorized it as a client; browser-based MCP
+ * clients (CORS) need exactly that. An Origin that is no origin at all is refused.
  */
 function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefined {
   const host = request.headers.host
@@ -48,7 +55,7 @@ function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefi
   }
   if (hostname !== issuer.hostname) return `Invalid Host header: ${host ?? '(none)'}`
   const origin = request.headers.origin
-  if (origin !== undefined && origin !== issuer.origin) return `Invalid Origin header: ${origin}`
+  if (origin !== undefined && !ORIGIN.test(origin)) return `Invalid Origin header: ${origin}`
   return undefined
 }
 
@@ -150,7 +157,11 @@ export const mcpRoutes: RouteModule = {
       mcp.get(MCP_PATH, notAllowed)
       mcp.delete(MCP_PATH, notAllowed)
 
-      mcp.post(MCP_PATH, async (request, reply) => {
+      // A tool call may carry a file in base64: as large as the largest upload, encoded, with
+      // room for the message around it. Every other body is held to the API's JSON limit
+      // by the tool call itself (src/mcp/server.ts).
+      const bodyLimit = Math.ceil(deps.config.uploadMaxBytes / 3) * 4 + JSON_BODY_LIMIT
+      mcp.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
         const refusal = rebindingRefusal(request, issuerUrl)
         if (refusal) return rpcError(reply, 403, -32000, refusal)
         const caller = await identifyCaller(request.headers.authorization, deps, issuer, resource)
@@ -203,6 +214,7 @@ export const mcpRoutes: RouteModule = {
           operations,
           caller,
           requestId: request.id,
+          clientAddress: request.ip,
           logger: deps.logger,
           version: SERVER_VERSION,
         })

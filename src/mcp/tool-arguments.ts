@@ -2,6 +2,12 @@ import type { FieldError } from '../api/conventions.js'
 import { validationFailed } from '../api/conventions.js'
 import type { JsonSchema } from '../api/framework/fields.js'
 import type { OperationSpec } from '../api/framework/operation.js'
+import {
+  fileArgumentSchemas,
+  rawMediaTypesOf,
+  readToolFile,
+  type ToolFile,
+} from './file-arguments.js'
 
 type Part = 'params' | 'query' | 'body'
 const PARTS: readonly Part[] = ['params', 'query', 'body']
@@ -11,6 +17,11 @@ interface ArgumentTarget {
   readonly part: Part
   /** The member's name in that part; undefined for a part taken whole (a free-form body). */
   readonly member?: string
+  /**
+   * A query list sent comma-separated over HTTP (OpenAPI form style, not exploded, such as
+   * `fields`): the argument's items are joined the same way.
+   */
+  readonly commaList?: boolean
 }
 
 /** A tool's arguments: one closed JSON Schema object, and where each argument goes. */
@@ -22,6 +33,12 @@ export interface ToolArguments {
   readonly hasBody: boolean
   readonly dryRun: boolean
   readonly idempotencyKey: boolean
+  /**
+   * The operation takes a file as its raw body: the media types it may be sent as
+   * (`content_base64` and `media_type` carry it), and whether a `filename` argument names it
+   * (when no query parameter of that name does).
+   */
+  readonly file?: { readonly mediaTypes: readonly string[]; readonly filename: boolean }
 }
 
 /**
@@ -70,9 +87,21 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
       if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
       if (part === 'params') fromPath.add(member)
       properties[name] = memberSchema as JsonSchema
-      targets.set(name, { part, member })
+      const commaList = part === 'query' && (memberSchema as JsonSchema).type === 'array'
+      targets.set(name, { part, member, ...(commaList && { commaList }) })
       if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)
     }
+  }
+  const mediaTypes = rawMediaTypesOf(operation)
+  const filename = mediaTypes !== undefined && !targets.has('filename')
+  if (mediaTypes) {
+    Object.assign(properties, fileArgumentSchemas(mediaTypes))
+    required.push('content_base64', 'media_type')
+    if (filename)
+      properties.filename = {
+        type: 'string',
+        description: 'The file’s name (as REST takes it in Content-Disposition)',
+      }
   }
   const dryRun = operation.dryRun === true
   const idempotencyKey = operation.method === 'POST' && operation.effect !== 'read'
@@ -103,6 +132,7 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
     hasBody: 'body' in parts,
     dryRun,
     idempotencyKey,
+    ...(mediaTypes && { file: { mediaTypes, filename } }),
   }
 }
 
@@ -124,6 +154,10 @@ export interface ToolInput {
   readonly body?: unknown
   readonly dryRun: boolean
   readonly idempotencyKey?: string
+  /** The file of a tool whose operation takes one, checked to be base64, not yet decoded. */
+  readonly file?: ToolFile
+  /** The name the file was given (`filename`, when not a query parameter). */
+  readonly filename?: string
 }
 
 /**
@@ -140,7 +174,15 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
   let whole: unknown
   let dryRun = false
   let idempotencyKey: string | undefined
+  let filename: string | undefined
+  const { file: takesFile } = args
   for (const [name, value] of Object.entries(given)) {
+    if (takesFile && (name === 'content_base64' || name === 'media_type')) continue
+    if (name === 'filename' && takesFile?.filename) {
+      if (typeof value === 'string') filename = value
+      else errors.push({ field: name, code: 'invalid_type', message: 'filename must be a string' })
+      continue
+    }
     if (name === 'dry_run' && args.dryRun) {
       if (typeof value === 'boolean') dryRun = value
       else errors.push({ field: name, code: 'invalid_type', message: 'dry_run must be a boolean' })
@@ -177,7 +219,9 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
       if (typeof value === 'string' || typeof value === 'number')
         params[target.member] = String(value)
       else errors.push({ field: name, code: 'invalid_type', message: `${name} must be a string` })
-    } else if (target.part === 'query') query[target.member] = queryValue(value)
+    } else if (target.part === 'query')
+      query[target.member] =
+        target.commaList && Array.isArray(value) ? value.map(String).join(',') : queryValue(value)
     else {
       body ??= {}
       body[target.member] = value
@@ -186,8 +230,17 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
   for (const name of (args.schema.required as string[] | undefined) ?? [])
     if (!(name in given) && args.targets.get(name)?.part === 'params')
       errors.push({ field: name, code: 'required', message: `${name} is required` })
+  const file = takesFile ? readToolFile(given.content_base64, given.media_type, errors) : undefined
   if (errors.length > 0) throw validationFailed(errors)
   if (whole !== undefined) body = whole as Record<string, unknown>
   else if (body === undefined && args.bodyRequired) body = {}
-  return { params, query, ...(body !== undefined && { body }), dryRun, idempotencyKey }
+  return {
+    params,
+    query,
+    ...(body !== undefined && { body }),
+    dryRun,
+    idempotencyKey,
+    ...(file && { file }),
+    ...(filename !== undefined && { filename }),
+  }
 }

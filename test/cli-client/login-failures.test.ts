@@ -83,13 +83,17 @@ describe('portico-cli login when something goes wrong', { timeout: 60_000 }, () 
     try {
       await registerTestClient(limited)
       const h = home()
-      const { code, stderr } = await runCli(['login', '--server', limited.issuer], h.env)
-      expect(code).toBe(1)
-      expect(stderr).toMatch(
-        new RegExp(
-          `^portico-cli: registration refused by ${limited.issuer}: too many registrations from this address; retry later \\(slow_down\\)\\. Try again in \\d+ seconds\\.\\n$`,
+      const { code, signal, stderr } = await runCli(['login', '--server', limited.issuer], h.env)
+      // One comparison, so that a run that hung shows what it printed before it was killed.
+      expect({ code, signal, stderr }).toEqual({
+        code: 1,
+        signal: null,
+        stderr: expect.stringMatching(
+          new RegExp(
+            `^portico-cli: registration refused by ${limited.issuer}: too many registrations from this address; retry later \\(slow_down\\)\\. Try again in \\d+ seconds\\.\\n$`,
+          ),
         ),
-      )
+      })
       expect(existsSync(h.configDir)).toBe(false)
     } finally {
       await limited.close()

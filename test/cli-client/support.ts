@@ -10,9 +10,17 @@ const BIN = path.resolve('dist/cli-client/index.js')
 
 export interface CliResult {
   readonly code: number | null
+  /** Set when the process was killed: SIGTERM after CLI_TIMEOUT_MS means it hung. */
+  readonly signal: NodeJS.Signals | null
   readonly stdout: string
   readonly stderr: string
 }
+
+/**
+ * How long one portico-cli run may take before it is killed: below the tests' 60 s, so that
+ * a run that hangs fails its test with its output and signal instead of a bare test timeout.
+ */
+const CLI_TIMEOUT_MS = 45_000
 
 /** A running `portico-cli`, for commands that wait on the browser. */
 export interface RunningCli {
@@ -73,7 +81,7 @@ export function startCli(args: readonly string[], env: Record<string, string>): 
   const child = spawn(process.execPath, [BIN, ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
-    timeout: 60_000,
+    timeout: CLI_TIMEOUT_MS,
   })
   let stdout = ''
   let stderr = ''
@@ -85,7 +93,7 @@ export function startCli(args: readonly string[], env: Record<string, string>): 
   })
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
   return { child, done, stderr: () => stderr }
 }

@@ -1,14 +1,19 @@
+import { request as httpRequest } from 'node:http'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tinyPng } from '../support/files.js'
 import { readJson } from '../support/http.js'
 import { startTestServer, type TestServer } from '../support/server.js'
 import { issue, issueThroughConsent } from '../support/token-lifecycle.js'
 import { parseChallenge } from '../support/www-authenticate.js'
 import { connect, issueForMcp, postRpc, textJson } from './support.js'
 
+/** A small upload cap, so that the file beyond it is small too. */
+const UPLOAD_MAX = 64 * 1024
+
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ env: { PORTICO_UPLOAD_MAX_BYTES: String(UPLOAD_MAX) } })
 })
 afterAll(async () => {
   await server?.close()
@@ -74,7 +79,7 @@ describe('/mcp: authorization', () => {
     await client.close()
   })
 
-  it('answers GET and DELETE with 405 (stateless), and refuses a foreign Origin', async () => {
+  it('answers GET and DELETE with 405 (stateless), and refuses a malformed Origin', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await server.fetch('/mcp', {
         method,
@@ -86,13 +91,81 @@ describe('/mcp: authorization', () => {
     }
     const { accessToken } = await issueForMcp(server)
     const auth = { authorization: `Bearer ${accessToken}` }
-    const foreignOrigin = await postRpc(server, INIT, { ...auth, origin: 'https://evil.example' })
-    expect(foreignOrigin.status).toBe(403)
+    const malformedOrigin = await postRpc(server, INIT, { ...auth, origin: 'https://a.example/x' })
+    expect(malformedOrigin.status).toBe(403)
     const ownOrigin = await postRpc(server, INIT, { ...auth, origin: server.issuer })
     expect(ownOrigin.status).toBe(200)
     const parse = await postRpc(server, '{"jsonrpc":', auth)
     expect(parse.status).toBe(400)
     expect((await readJson(parse)).error.code).toBe(-32700)
+  })
+})
+
+/** A POST to /mcp with a Host header of our choosing (fetch would send the URL's). */
+function postWithHost(host: string, token: string): Promise<number> {
+  const url = new URL(`${server.issuer}/mcp`)
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      },
+      (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      },
+    )
+    request.once('error', reject)
+    request.end(JSON.stringify(INIT))
+  })
+}
+
+describe('/mcp: browsers and DNS rebinding', () => {
+  it('refuses a Host that is not the issuer’s (DNS rebinding), whatever the port', async () => {
+    const { accessToken } = await issueForMcp(server)
+    expect(await postWithHost('evil.example.com', accessToken)).toBe(403)
+    expect(await postWithHost(`evil.example.com:${new URL(server.issuer).port}`, accessToken)).toBe(
+      403,
+    )
+    expect(await postWithHost(new URL(server.issuer).host, accessToken)).toBe(200)
+  })
+
+  it('serves browser-based clients of any origin (CORS): preflight, MCP headers, the challenge', async () => {
+    const origin = 'https://agent.example'
+    const preflight = await server.fetch('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST')
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+    for (const name of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id'])
+      expect(allowed).toContain(name)
+    // The 401 challenge is readable across origins, so the client can start OAuth.
+    const challenge = await postRpc(server, INIT, { origin })
+    expect(challenge.status).toBe(401)
+    expect(challenge.headers.get('access-control-allow-origin')).toBe('*')
+    const exposed = (challenge.headers.get('access-control-expose-headers') ?? '').toLowerCase()
+    for (const name of ['www-authenticate', 'mcp-session-id', 'mcp-protocol-version'])
+      expect(exposed).toContain(name)
+    const { accessToken } = await issueForMcp(server)
+    const answered = await postRpc(server, INIT, { origin, authorization: `Bearer ${accessToken}` })
+    expect(answered.status).toBe(200)
+    expect(answered.headers.get('access-control-allow-origin')).toBe('*')
+    expect((await readJson(answered)).result.protocolVersion).toBe('2025-06-18')
   })
 })
 
@@ -238,6 +311,153 @@ describe('/mcp: tools', () => {
     })
     expect(refused.isError).toBe(true)
     expect(textJson(refused)).toMatchObject({ status: 403, code: 'forbidden_role' })
+    await client.close()
+  })
+})
+
+describe('/mcp: files and limits', () => {
+  const STORAGE = 'storage:write'
+  const rest = (token: string, bytes: Buffer, type: string, query = 'purpose=course_cover') =>
+    server.fetch(`/api/v1/storage/files?${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+      body: bytes,
+    })
+
+  it('uploads a file sent in base64, with the REST upload’s type and size rules', async () => {
+    const { accessToken } = await issueForMcp(server, { role: 'owner', scope: STORAGE })
+    const restToken = (await issue(server, { role: 'owner', scope: STORAGE })).accessToken
+    const client = await connect(server, accessToken)
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'storage_upload')
+    expect(tool?.inputSchema.required).toEqual(
+      expect.arrayContaining(['content_base64', 'media_type']),
+    )
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['purpose', 'visibility', 'filename', 'idempotency_key']),
+    )
+    const png = tinyPng(4, 4, [200, 10, 10])
+    const upload = (args: Record<string, unknown>) =>
+      client.callTool({ name: 'storage_upload', arguments: args })
+    const stored = await upload({
+      content_base64: png.toString('base64'),
+      media_type: 'image/png',
+      purpose: 'course_cover',
+      filename: 'red.png',
+    })
+    expect(stored.isError).toBeFalsy()
+    const file = stored.structuredContent as { url: string; size: number; filename: string }
+    expect(file).toMatchObject({ size: png.length, filename: 'red.png' })
+    const served = await fetch(file.url)
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true)
+
+    // Each refusal is the REST API's, problem for problem.
+    const tooLarge = Buffer.alloc(UPLOAD_MAX + 1)
+    const cases: Array<[string, Record<string, unknown>, Response | undefined]> = [
+      [
+        'larger than the cap (decoded)',
+        { content_base64: tooLarge.toString('base64'), media_type: 'image/png' },
+        await rest(restToken, tooLarge, 'image/png'),
+      ],
+      [
+        'not the declared type',
+        { content_base64: Buffer.from('plain text').toString('base64'), media_type: 'image/png' },
+        await rest(restToken, Buffer.from('plain text'), 'image/png'),
+      ],
+      [
+        'a type the purpose refuses',
+        { content_base64: png.toString('base64'), media_type: 'application/zip' },
+        await rest(restToken, png, 'application/zip'),
+      ],
+    ]
+    for (const [what, args, response] of cases) {
+      const result = await upload({ purpose: 'course_cover', ...args })
+      const problem = textJson(result)
+      const expected = await readJson(response as Response)
+      expect({ what, error: result.isError, status: problem.status, code: problem.code }).toEqual({
+        what,
+        error: true,
+        status: response?.status,
+        code: expected.code,
+      })
+    }
+    const over = textJson(
+      await upload({
+        content_base64: tooLarge.toString('base64'),
+        media_type: 'image/png',
+        purpose: 'course_cover',
+      }),
+    )
+    expect(over).toMatchObject({ status: 413, code: 'payload_too_large' })
+    expect(over.detail).toContain(`this one has ${UPLOAD_MAX + 1}`)
+    // Base64 that is not: a validation failure naming the argument, nothing stored.
+    for (const content of ['not base64!', 'abc', 42]) {
+      const bad = await upload({ content_base64: content, media_type: 'image/png' })
+      expect(bad.isError).toBe(true)
+      expect(textJson(bad)).toMatchObject({
+        status: 422,
+        code: 'validation_failed',
+        errors: [{ field: 'content_base64', code: 'invalid_base64' }],
+      })
+    }
+    const missing = textJson(await upload({ purpose: 'course_cover' }))
+    expect((missing.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual([
+      'content_base64',
+      'media_type',
+    ])
+    await client.close()
+  })
+
+  it('holds a JSON body to the API’s limit, though /mcp admits a file’s base64', async () => {
+    const { accessToken } = await issueForMcp(server, {
+      role: 'owner',
+      scope: 'courses:read courses:write',
+    })
+    const client = await connect(server, accessToken)
+    const huge = await client.callTool({
+      name: 'courses_create',
+      arguments: { ...course('Huge'), description: `<p>${'x'.repeat(70 * 1024)}</p>` },
+    })
+    expect(huge.isError).toBe(true)
+    expect(textJson(huge)).toMatchObject({ status: 413, code: 'payload_too_large' })
+    await client.close()
+  })
+
+  it('counts tool calls against the per-address limits REST calls count against', async () => {
+    const now = Date.now()
+    await server.deps.database.db
+      .insertInto('forms')
+      .values({
+        id: 'frm_mcp_limit',
+        title: 'Limits',
+        type: 'contact',
+        status: 'active',
+        fields: JSON.stringify([
+          { key: 'email', label: 'E-mail', type: 'email', required: true, options: [] },
+        ]),
+        linked_to: null,
+        success_message: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute()
+    // The limit is 10 a minute per address: all of them spent over REST, from this address.
+    for (let i = 0; i < 10; i += 1) {
+      const response = await server.fetch('/api/v1/forms/frm_mcp_limit/submissions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ answers: { email: `p${i}@example.com` } }),
+      })
+      expect(response.status).toBe(201)
+    }
+    const { accessToken } = await issueForMcp(server, { role: 'owner', scope: 'forms:read' })
+    const client = await connect(server, accessToken)
+    const result = await client.callTool({
+      name: 'form_submissions_submit',
+      arguments: { form_id: 'frm_mcp_limit', answers: { email: 'agent@example.com' } },
+    })
+    expect(result.isError).toBe(true)
+    expect(textJson(result)).toMatchObject({ status: 429, code: 'rate_limited' })
     await client.close()
   })
 })

@@ -86,3 +86,99 @@ describe('MCP tools and REST operations agree, role by role', () => {
     }
   })
 })
+
+/** The JSON Schema of a tool's `fields` argument, when it takes one. */
+function fieldsOf(tool: { inputSchema: { properties?: Record<string, object> } }) {
+  return tool.inputSchema.properties?.fields as
+    | { type: string; items: { enum: string[] } }
+    | undefined
+}
+
+describe('MCP tools and REST operations project records alike (fields)', () => {
+  it('answers the same members to a full reader, and to one who sees only the public projection', async () => {
+    const owner = await issueForMcp(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
+    const restOwner = await issue(server(), { person: owner.person, scope: ALL_SCOPES.join(' ') })
+    // A token without any read scope sees what the anonymous REST caller sees.
+    const outsider = await issueForMcp(server(), { role: 'owner', scope: 'account:read' })
+    const get = (path: string, token?: string) =>
+      server().fetch(path, token ? { headers: { authorization: `Bearer ${token}` } } : {})
+    const full = await connect(server(), owner.accessToken)
+    const publicOnly = await connect(server(), outsider.accessToken)
+    const { tools } = await full.listTools()
+    const lists = tools.filter((t) => fieldsOf(t) && t.name.endsWith('_list'))
+    expect(lists.length).toBeGreaterThan(10)
+    let hiddenChecked = 0
+    for (const tool of lists) {
+      const schema = fieldsOf(tool)
+      expect({ tool: tool.name, type: schema?.type }).toEqual({ tool: tool.name, type: 'array' })
+      const name = schema?.items.enum.find((n) => n !== 'id' && n !== 'object') ?? 'created_at'
+      const rest = /REST equivalent: GET (\S+)\./.exec(tool.description ?? '')?.[1] ?? ''
+      const collection = rest.split('/')[3] ?? ''
+      // A list under a record (an event's attendees): under the first one.
+      const args: Record<string, string> = {}
+      let path = rest
+      if (rest.includes(':id')) {
+        const first = await readJson(
+          await get(`/api/v1/${collection}?limit=1`, restOwner.accessToken),
+        )
+        args.id = first.data[0].id
+        path = rest.replace(':id', args.id ?? '')
+      }
+      const [result, response] = await Promise.all([
+        full.callTool({
+          name: tool.name,
+          arguments: { ...args, fields: [name, 'created_at'], limit: 3 },
+        }),
+        get(`${path}?fields=${name},created_at&limit=3`, restOwner.accessToken),
+      ])
+      expect(response.status).toBe(200)
+      const body = await readJson(response)
+      expect({ tool: tool.name, data: result.structuredContent }).toEqual({
+        tool: tool.name,
+        data: body,
+      })
+      for (const item of body.data)
+        expect(Object.keys(item).sort()).toEqual(['created_at', 'id', name, 'object'].sort())
+      const resource = RESOURCES.find((r) => `/api/v1/${r.collection}` === rest)
+      if (!resource?.public) continue
+      // Hidden fields are not selectable without the read scope: the same 400 both ways.
+      const hidden = Object.keys(resource.fields).find((f) => !resource.fields[f]?.options.public)
+      const shown = Object.keys(resource.fields).find((f) => resource.fields[f]?.options.public)
+      for (const [field, status] of [
+        [hidden, 400],
+        [shown, 200],
+      ] as const) {
+        if (!field) continue
+        const [asTool, asRest] = await Promise.all([
+          publicOnly.callTool({ name: tool.name, arguments: { fields: [field] } }),
+          get(`${path}?fields=${field}`),
+        ])
+        expect({ tool: tool.name, field, status: asRest.status }).toEqual({
+          tool: tool.name,
+          field,
+          status,
+        })
+        const restBody = await readJson(asRest)
+        if (status === 200) {
+          expect(asRest.headers.get('data-visibility')).toBe('public')
+          expect({ tool: tool.name, data: asTool.structuredContent }).toEqual({
+            tool: tool.name,
+            data: restBody,
+          })
+        } else {
+          hiddenChecked += 1
+          expect(asTool.isError).toBe(true)
+          const problem = textJson(asTool)
+          expect({ ...problem, request_id: 0, instance: 0 }).toEqual({
+            ...restBody,
+            request_id: 0,
+            instance: 0,
+          })
+          expect(problem.errors).toEqual([expect.objectContaining({ code: 'not_public' })])
+        }
+      }
+    }
+    expect(hiddenChecked).toBeGreaterThan(0)
+    await Promise.all([full.close(), publicOnly.close()])
+  })
+})

@@ -79,7 +79,7 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
   public: true,
   jsonBodyLimit: SUBMISSION_BODY_LIMIT,
   // Every attempt counts, however malformed its body: per client address, or per person when
-  // the binding knows no address (an MCP tool call).
+  // the binding knows no address (a call made without HTTP).
   before: ({ deps, caller, input, now }) =>
     limitSubmissions(
       deps,

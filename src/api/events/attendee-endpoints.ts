@@ -12,6 +12,7 @@ import { notFound, requireOwner, writerOf } from '../framework/access.js'
 import { defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import { email, enumeration, reference, text } from '../framework/fields.js'
 import { withIdempotency } from '../framework/idempotency.js'
+import { projected } from '../framework/list-params.js'
 import { type Endpoint, filledPath } from '../framework/operation.js'
 import type { ResourceDefinition } from '../framework/resource.js'
 import { ProblemError } from '../problem.js'
@@ -20,6 +21,7 @@ import { type Addition, register } from './attendee-registration.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
 import {
   ATTENDEE,
+  attendeeFields,
   attendeePageSchema,
   attendeeSchema,
   attendeeView,
@@ -108,7 +110,10 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       query: attendeeListQuery,
       queryRules: { status: 400 },
       output: { description: 'A page of attendees', schema: attendeePageSchema },
-      problems: { '400': 'An unknown filter, a bad limit or cursor', ...readProblems },
+      problems: {
+        '400': 'An unknown filter or fields member, a bad limit or cursor',
+        ...readProblems,
+      },
       async run({ deps, params, query }) {
         const event = await eventOf(deps, params.id ?? '')
         return jsonAnswer(await listAttendees(deps, event.id, query))
@@ -122,11 +127,16 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       operationId: 'getEventAttendee',
       summary: 'One attendee of an event',
       scope: readScope,
+      // Other parameters are ignored, as resources' single reads ignore them.
+      query: { fields: attendeeFields },
+      queryRules: { status: 400, unknown: 'ignore' },
       output: one('The attendee'),
-      problems: readProblems,
-      async run({ deps, params }) {
+      problems: { '400': 'fields names an unknown member', ...readProblems },
+      async run({ deps, params, query }) {
         const event = await eventOf(deps, params.id ?? '')
-        return answer(await attendeeOf(deps, event.id, params.attendee_id ?? ''))
+        const row = await attendeeOf(deps, event.id, params.attendee_id ?? '')
+        const fields = query.fields as ReadonlySet<string> | undefined
+        return jsonAnswer(projected(attendeeView(row), fields), { etag: true })
       },
     }),
     defineEndpoint({

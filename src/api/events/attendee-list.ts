@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../app-deps.js'
 import { type QueryMember, queryMember, queryText } from '../framework/endpoint-query.js'
 import { enumeration, integer } from '../framework/fields.js'
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../framework/list-params.js'
-import { attendeeView, SOURCES, STATUSES } from './attendee-views.js'
+import { DEFAULT_LIMIT, MAX_LIMIT, projected } from '../framework/list-params.js'
+import { attendeeFields, attendeeView, SOURCES, STATUSES } from './attendee-views.js'
 
 /** A position in the list: the registration time and id of the last attendee served. */
 type Position = [number, string]
@@ -55,6 +55,7 @@ export const attendeeListQuery: Readonly<Record<string, QueryMember>> = {
     'invalid_cursor',
     'cursor is not one of ours',
   ),
+  fields: attendeeFields,
 }
 
 /** A page of an event's attendees in order of registration, with the filters' total. */
@@ -99,7 +100,9 @@ export async function listAttendees(
   const hasMore = rows.length > limit
   return {
     object: 'list',
-    data: page.map(attendeeView),
+    data: page.map((row) =>
+      projected(attendeeView(row), filters.fields as ReadonlySet<string> | undefined),
+    ),
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor([Number(last.registered_at), last.id]) : null,
     total_count: Number(total?.n ?? 0),

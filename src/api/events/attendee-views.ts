@@ -1,5 +1,7 @@
 import type { EventAttendeeTable } from '../../storage/tables/events.js'
 import { timestamp } from '../conventions.js'
+import { fieldsMember } from '../framework/endpoint-query.js'
+import { ALWAYS_PROJECTED } from '../framework/list-params.js'
 
 export const STATUSES = ['registered', 'checked_in', 'no_show', 'canceled'] as const
 export const SOURCES = ['purchase', 'manual', 'import'] as const
@@ -29,10 +31,13 @@ export function attendeeView(row: EventAttendeeTable): Record<string, unknown> {
 const time = { type: 'string', format: 'date-time' }
 const nullableId = { type: ['string', 'null'] }
 
-/** The JSON Schema of {@link attendeeView}. */
+/**
+ * The JSON Schema of {@link attendeeView}. Only `id` and `object` are required: a read with
+ * `fields` answers the members it names and those two.
+ */
 export const attendeeSchema = {
   type: 'object',
-  required: ['id', 'object', 'event_id', 'name', 'email', 'status', 'source', 'registered_at'],
+  required: [...ALWAYS_PROJECTED],
   properties: {
     id: { type: 'string', pattern: '^att_' },
     object: { const: 'event_attendee' },
@@ -63,3 +68,6 @@ export const attendeePageSchema = {
     total_count: { type: 'integer' },
   },
 }
+
+/** `fields` of the attendee reads: any member of {@link attendeeSchema}. */
+export const attendeeFields = fieldsMember(Object.keys(attendeeSchema.properties), 'an attendee')

@@ -2,6 +2,7 @@ import type { FieldError } from '../conventions.js'
 import { validationFailed } from '../conventions.js'
 import { ProblemError } from '../problem.js'
 import { type Field, type FieldOptions, fail, field, type Row } from './fields.js'
+import { FIELDS_DESCRIPTION, fieldsSchema, selectFields } from './list-params.js'
 
 /**
  * A query member of an endpoint. `invalid` names the error a value its `parseQuery` refuses
@@ -95,4 +96,29 @@ export function checkQuery(
   }
   throwIfAny(errors, 'query', rules.status)
   return out
+}
+
+/**
+ * `fields`, the projection of a hand-written read, as resources take it: a comma-separated
+ * list of the members of `what` (`selectable`), parsed to the set of members to answer
+ * (`projected` applies it). Documented as a list (OpenAPI form style, not exploded).
+ */
+export function fieldsMember(selectable: readonly string[], what: string): QueryMember {
+  const select = (raw: string) => selectFields(raw, selectable, what, [])
+  return queryMember(
+    field(
+      { description: FIELDS_DESCRIPTION },
+      {
+        schema: fieldsSchema(selectable),
+        parse: (value, path, errors) =>
+          Array.isArray(value) && value.every((v) => typeof v === 'string')
+            ? (select(value.join(',')) ??
+              fail(errors, path, 'unknown_field', `${path} lists members of ${what}`))
+            : fail(errors, path, 'type', `${path} must be a list of member names`),
+        parseQuery: select,
+      },
+    ),
+    'unknown_field',
+    `fields lists members of ${what} separated by commas: ${selectable.join(', ')}`,
+  )
 }

@@ -216,6 +216,8 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
       return {
         name,
         in: 'query',
+        // A list in the query is comma-separated (`fields=id,title`), as resources take it.
+        ...(schema.type === 'array' && { style: 'form', explode: false }),
         ...(required !== undefined && { required }),
         ...(description !== undefined && { description }),
         schema,

@@ -1,6 +1,6 @@
 import type { FieldError } from '../conventions.js'
 import { ProblemError } from '../problem.js'
-import type { Row } from './fields.js'
+import type { JsonSchema, Row } from './fields.js'
 import type { ResourceDefinition } from './resource.js'
 import type { Filter, SortKey } from './store.js'
 
@@ -19,6 +19,8 @@ export interface ListParams {
   /** The columns `q` searches: those the caller may read. */
   readonly searchIn: readonly string[]
   readonly after?: readonly unknown[]
+  /** The members each record is answered with (`fields`); absent: all the caller may see. */
+  readonly fields?: ReadonlySet<string>
 }
 
 /** Columns every record shows in every projection. */
@@ -99,9 +101,121 @@ function badRequest(errors: FieldError[]): ProblemError {
   })
 }
 
+/** Members every projection keeps, whatever `fields` names: a record is always identified. */
+export const ALWAYS_PROJECTED: readonly string[] = ['id', 'object']
+
 /**
- * Reads `limit`, `cursor`, `sort`, `q` and the declared filters; anything else is a 400
- * naming the parameter, never silently ignored.
+ * The members `fields` may name: those of the record (for a caller who reads only the public
+ * projection, `full` false, only the public ones) with its id, type and timestamps.
+ */
+export function selectableOf(resource: ResourceDefinition, full = true): string[] {
+  return [
+    ...ALWAYS_PROJECTED,
+    ...Object.entries(resource.fields)
+      .filter(([, f]) => full || f.options.public)
+      .map(([name]) => name),
+    'created_at',
+    'updated_at',
+  ]
+}
+
+/** The JSON Schema of `fields` choosing among `selectable` (comma-separated over HTTP). */
+export function fieldsSchema(selectable: readonly string[]): JsonSchema {
+  return {
+    type: 'array',
+    items: { type: 'string', enum: [...selectable] },
+    minItems: 1,
+    uniqueItems: true,
+  }
+}
+
+/** What `fields` is, said once for every read that takes it. */
+export const FIELDS_DESCRIPTION =
+  'Only these members of each record (comma-separated; id and object are always answered). The ETag is that of the projection: If-Match takes the ETag of the whole record.'
+
+/**
+ * The members a `fields` value (comma-separated) selects among `selectable`, `id` and
+ * `object` among them. A name that `refuse` refuses (a field the caller may not see), or
+ * that is not selectable, adds an error and selects nothing.
+ */
+export function selectFields(
+  raw: string,
+  selectable: readonly string[],
+  what: string,
+  errors: FieldError[],
+  refuse: (name: string) => FieldError | undefined = () => undefined,
+): Set<string> | undefined {
+  const known = new Set(selectable)
+  const selected = new Set(ALWAYS_PROJECTED)
+  for (const name of raw.split(',')) {
+    const refused = refuse(name)
+    if (refused) {
+      errors.push(refused)
+      return undefined
+    }
+    if (!known.has(name)) {
+      errors.push({
+        field: 'fields',
+        code: 'unknown_field',
+        message:
+          name === ''
+            ? 'fields lists members separated by single commas'
+            : `${name.slice(0, 100)} is not a member of ${what}; fields: ${selectable.join(', ')}`,
+      })
+      return undefined
+    }
+    selected.add(name)
+  }
+  return selected
+}
+
+/** `fields` of a resource's read: the members this caller may see (`full` or public ones). */
+function readFields(
+  resource: ResourceDefinition,
+  raw: string,
+  full: boolean,
+  errors: FieldError[],
+): Set<string> | undefined {
+  return selectFields(raw, selectableOf(resource, full), resource.collection, errors, (name) =>
+    !full && name in resource.fields && !isPublicColumn(resource, name)
+      ? notPublic(resource, 'fields', `the field ${name}`)
+      : undefined,
+  )
+}
+
+/**
+ * The projection a single read asks for (`fields`), or undefined for the whole record. Other
+ * query parameters are not this function's business.
+ */
+export function parseFields(
+  resource: ResourceDefinition,
+  query: Readonly<Record<string, unknown>>,
+  full = true,
+): ReadonlySet<string> | undefined {
+  const raw = query.fields
+  if (raw === undefined) return undefined
+  if (typeof raw !== 'string')
+    throw badRequest([
+      { field: 'fields', code: 'repeated', message: 'fields may be given only once' },
+    ])
+  const errors: FieldError[] = []
+  const fields = readFields(resource, raw, full, errors)
+  if (!fields) throw badRequest(errors)
+  return fields
+}
+
+/** A record's JSON reduced to the members `fields` selected (all when none were). */
+export function projected(
+  view: Record<string, unknown>,
+  fields: ReadonlySet<string> | undefined,
+): Record<string, unknown> {
+  if (!fields) return view
+  return Object.fromEntries(Object.entries(view).filter(([name]) => fields.has(name)))
+}
+
+/**
+ * Reads `limit`, `cursor`, `sort`, `q`, `fields` and the declared filters; anything else is
+ * a 400 naming the parameter, never silently ignored.
  */
 export function parseListParams(
   resource: ResourceDefinition,
@@ -117,6 +231,7 @@ export function parseListParams(
   let sortText = resource.defaultSort ?? '-created_at'
   let cursor: string | undefined
   let q: string | undefined
+  let fields: Set<string> | undefined
   for (const [name, raw] of Object.entries(query)) {
     if (typeof raw !== 'string') {
       errors.push({ field: name, code: 'repeated', message: `${name} may be given only once` })
@@ -130,6 +245,7 @@ export function parseListParams(
     } else if (name === 'cursor') cursor = raw
     else if (name === 'sort') sortText = raw
     else if (name === 'q' && searchIn.length > 0) q = raw
+    else if (name === 'fields') fields = readFields(resource, raw, full, errors)
     else {
       const match = /^([a-z_]+)(?:\[(gt|gte|lt|lte)\])?$/.exec(name)
       const filter = match?.[1] ? filterOf(resource, match[1]) : undefined
@@ -199,6 +315,7 @@ export function parseListParams(
     searchIn,
     ...(q !== undefined && { q }),
     ...(after && { after }),
+    ...(fields && { fields }),
   }
 }
 

@@ -1,6 +1,16 @@
 import type { OpenApiPaths } from '../openapi-paths.js'
 import type { JsonSchema } from './fields.js'
-import { filterableOf, filterOf, MAX_LIMIT, searchableOf, sortableOf } from './list-params.js'
+import {
+  ALWAYS_PROJECTED,
+  FIELDS_DESCRIPTION,
+  fieldsSchema,
+  filterableOf,
+  filterOf,
+  MAX_LIMIT,
+  searchableOf,
+  selectableOf,
+  sortableOf,
+} from './list-params.js'
 import { problemResponse as problem } from './problem-response.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
 import { membersSchema } from './structures.js'
@@ -11,7 +21,10 @@ const pascal = (text: string) =>
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('')
 
-/** The JSON Schema of a record as the full view returns it. */
+/**
+ * The JSON Schema of a record as the full view returns it. Only `id` and `object` are
+ * required: a read with `fields` answers the members it names and those two.
+ */
 function recordSchema(resource: ResourceDefinition): JsonSchema {
   const fieldSchemas = Object.entries(resource.fields).map(([name, field]) => {
     const schema = field.schema()
@@ -22,7 +35,7 @@ function recordSchema(resource: ResourceDefinition): JsonSchema {
   })
   return {
     type: 'object',
-    required: ['id', 'object', 'created_at', 'updated_at'],
+    required: [...ALWAYS_PROJECTED],
     properties: {
       // A singleton's id is fixed (`school`); every other id carries the prefix.
       id: resource.singleton
@@ -152,7 +165,7 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
             },
           }),
         },
-        '400': problem('An unknown filter, sort or a malformed cursor'),
+        '400': problem('An unknown filter, sort or fields member, or a malformed cursor'),
         ...readErrors,
       },
     }
@@ -177,9 +190,10 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
       summary: `Get a ${resource.object.replaceAll('_', ' ')}`,
       tags,
       security: readSecurity,
-      parameters: itemParams,
+      parameters: [...itemParams, fieldsParameter(resource)],
       responses: {
         '200': one('The record (the public projection without the scope)'),
+        '400': problem('fields names an unknown member, or one the caller may not see'),
         ...readErrors,
       },
     }
@@ -255,6 +269,21 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
   return paths
 }
 
+/**
+ * `fields`: the projection, a comma-separated list (OpenAPI's form style, not exploded).
+ * The same declaration checks it (`selectableOf`) and documents it here.
+ */
+function fieldsParameter(resource: ResourceDefinition): Record<string, unknown> {
+  return {
+    name: 'fields',
+    in: 'query',
+    style: 'form',
+    explode: false,
+    schema: fieldsSchema(selectableOf(resource)),
+    description: `${FIELDS_DESCRIPTION} Without the read scope, only the public ones.`,
+  }
+}
+
 function listParameters(resource: ResourceDefinition): unknown[] {
   const sortable = sortableOf(resource)
   const params: unknown[] = [
@@ -275,6 +304,7 @@ function listParameters(resource: ResourceDefinition): unknown[] {
       schema: { type: 'string' },
       description: `Comma-separated, - for descending: ${sortable.join(', ')}`,
     },
+    fieldsParameter(resource),
   ]
   if (searchableOf(resource).length > 0)
     params.push({

@@ -89,6 +89,12 @@ export interface OperationSpec {
   readonly openapi: Readonly<Record<string, unknown>>
 }
 
+/**
+ * The largest JSON body an operation takes when it declares no `jsonBodyLimit` (64 KiB):
+ * every binding holds it (413 beyond), over HTTP as over MCP.
+ */
+export const JSON_BODY_LIMIT = 64 * 1024
+
 /** How much of a raw body an operation takes, and what a larger one is told (413). */
 export interface BodyLimit {
   readonly maxBytes: number

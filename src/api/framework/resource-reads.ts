@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import { readsFull } from './access.js'
-import { encodeCursor, parseListParams } from './list-params.js'
+import { encodeCursor, parseFields, parseListParams, projected } from './list-params.js'
 import type { OperationInput, OperationResult } from './operation.js'
 import { type ResourceDefinition, viewOf } from './resource.js'
 import type { ResourceRuntime } from './resource-runtime.js'
@@ -40,7 +40,9 @@ export function listRecords(resource: ResourceDefinition, deps: AppDeps, rt: Res
       status: 200,
       body: {
         object: 'list',
-        data: (await rt.enriched(rows, full)).map((row) => viewOf(resource, row, full, deps)),
+        data: (await rt.enriched(rows, full)).map((row) =>
+          projected(viewOf(resource, row, full, deps), params.fields),
+        ),
         has_more: hasMore,
         next_cursor:
           hasMore && last ? encodeCursor(resource, params.sortText, params.sort, last) : null,
@@ -51,10 +53,14 @@ export function listRecords(resource: ResourceDefinition, deps: AppDeps, rt: Res
   }
 }
 
-/** One record: the full view with the read scope, the public projection without. */
+/**
+ * One record: the full view with the read scope, the public projection without; only the
+ * members `fields` selects, when it is given (the ETag is then that of the projection).
+ */
 export function getRecord(resource: ResourceDefinition, deps: AppDeps, rt: ResourceRuntime) {
   return async (input: OperationInput): Promise<OperationResult> => {
     const full = readsFull(input.caller, resource, deps.config.issuer)
-    return rt.answer(200, await rt.load(input, full), full)
+    const fields = parseFields(resource, input.query, full)
+    return rt.answer(200, await rt.load(input, full), full, fields)
   }
 }

@@ -4,6 +4,7 @@ import { ProblemError } from '../problem.js'
 import { notFound } from './access.js'
 import type { Row } from './fields.js'
 import { withIdempotency } from './idempotency.js'
+import { projected } from './list-params.js'
 import { filledPath, type OperationInput, type OperationResult } from './operation.js'
 import { pathOf, type ResourceContext, type ResourceDefinition, viewOf } from './resource.js'
 import { createResourceStore, type ResourceDb, type ResourceStore, visibilityOf } from './store.js'
@@ -94,9 +95,17 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   /** The ETag of a record's full view, which If-Match is compared with. */
   const etagOfRow = (row: Row) => etagOf(viewOf(resource, row, true, deps))
 
-  /** One record as the answer: serialised once, for the ETag and the body alike. */
-  function answer(status: number, row: Row, full: boolean): OperationResult {
-    const json = JSON.stringify(viewOf(resource, row, full, deps))
+  /**
+   * One record as the answer (only the members `fields` selects, when given): serialised
+   * once, for the ETag and the body alike, so that each projection has its own ETag.
+   */
+  function answer(
+    status: number,
+    row: Row,
+    full: boolean,
+    fields?: ReadonlySet<string>,
+  ): OperationResult {
+    const json = JSON.stringify(projected(viewOf(resource, row, full, deps), fields))
     return {
       status,
       json,

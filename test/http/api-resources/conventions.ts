@@ -125,6 +125,57 @@ export function checkConventions(getServer: () => TestServer, spec: ConventionSp
     })
   }
 
+  it('answers only the members fields names (id and object always), with the ETag of what it answers', async () => {
+    const { accessToken } = await writer()
+    const { path } = await record(accessToken, true)
+    const call = apiClient(getServer(), accessToken)
+    const name = Object.keys(resource.fields)[0] ?? 'created_at'
+    const sorted = (...names: string[]) => [...new Set(['id', 'object', ...names])].sort()
+    const whole = await call(path)
+    const one = await call(`${path}?fields=${name},updated_at`)
+    expect(one.status).toBe(200)
+    const body = await readJson(one)
+    expect(Object.keys(body).sort()).toEqual(sorted(name, 'updated_at'))
+    expect(body[name]).toEqual((await readJson(whole))[name])
+    // Another representation, another ETag: If-Match takes the whole record's.
+    expect(one.headers.get('etag')).toMatch(/^"[^"]+"$/)
+    expect(one.headers.get('etag')).not.toBe(whole.headers.get('etag'))
+    const paths = can('list') && !resource.singleton ? [path, base] : [path]
+    if (paths.length > 1) {
+      const list = await readJson(await call(`${base}?limit=5&fields=${name}`))
+      expect(list.data.length).toBeGreaterThan(0)
+      for (const item of list.data) expect(Object.keys(item).sort()).toEqual(sorted(name))
+    }
+    for (const target of paths)
+      for (const fields of ['no_such_field', '', `${name},,id`, `${name}&fields=id`]) {
+        const problem = await expectProblem(
+          await call(`${target}?fields=${fields}`),
+          400,
+          'invalid_request',
+        )
+        expect(problem.errors[0].field).toBe('fields')
+      }
+    if (resource.public) {
+      const anonymous = apiClient(getServer())
+      const shown = Object.keys(resource.fields).find((f) => resource.fields[f]?.options.public)
+      for (const target of paths) {
+        for (const hidden of privateFields) {
+          const problem = await expectProblem(
+            await anonymous(`${target}?fields=${hidden}`),
+            400,
+            'invalid_request',
+          )
+          expect(problem.errors[0]).toMatchObject({ field: 'fields', code: 'not_public' })
+        }
+        const response = await anonymous(`${target}?fields=${shown ?? 'created_at'}`)
+        expect(response.status).toBe(200)
+        const answered = await readJson(response)
+        for (const item of target === path ? [answered] : answered.data)
+          expect(Object.keys(item).sort()).toEqual(sorted(shown ?? 'created_at'))
+      }
+    }
+  })
+
   if (spec.makePublic) {
     it('answers 404 for an unpublished record, exactly as for one that does not exist', async () => {
       const { accessToken } = await writer()

@@ -450,6 +450,37 @@ describe('/api/v1/events: its own rules', () => {
     expect((await call(path)).status).toBe(404)
   })
 
+  it('projects attendees with fields, listed and one by one, with the projection’s ETag', async () => {
+    const call = await writer()
+    const event = await create(call, sample(16))
+    const attendee = await readJson(
+      await attend(call, event.id, { email: 'fields@example.com', name: 'Fields' }),
+    )
+    const list = await readJson(await call(`/api/v1/events/${event.id}/attendees?fields=email`))
+    expect(list.data).toEqual([
+      { id: attendee.id, object: 'event_attendee', email: attendee.email },
+    ])
+    const path = `/api/v1/events/${event.id}/attendees/${attendee.id}`
+    const whole = await call(path)
+    const one = await call(`${path}?fields=status,name`)
+    expect(await readJson(one)).toEqual({
+      id: attendee.id,
+      object: 'event_attendee',
+      status: 'registered',
+      name: 'Fields',
+    })
+    expect(one.headers.get('etag')).toMatch(/^"[^"]+"$/)
+    expect(one.headers.get('etag')).not.toBe(whole.headers.get('etag'))
+    for (const target of [path, `/api/v1/events/${event.id}/attendees`]) {
+      const bad = await call(`${target}?fields=email,password`)
+      expect(bad.status).toBe(400)
+      expect((await readJson(bad)).errors[0]).toMatchObject({
+        field: 'fields',
+        code: 'unknown_field',
+      })
+    }
+  })
+
   it('pages the attendees with a cursor', async () => {
     const call = await writer()
     const event = await create(call, sample(15))
