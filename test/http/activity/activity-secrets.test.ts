@@ -255,5 +255,39 @@ describe('the activity record keeps no secret', () => {
     const fileId = (file?.body as { id?: string } | undefined)?.id ?? 'none'
     await run('storage.delete', { id: fileId })
     expect(await records('storage.delete')).toHaveLength(1)
+
+    // A form submitted with a token, a secret-looking text in its answers.
+    const form = await db
+      .selectFrom('forms')
+      .select(['id', 'fields'])
+      .where('status', '=', 'active')
+      .executeTakeFirstOrThrow()
+    const questions = JSON.parse(form.fields) as Array<{
+      key: string
+      type: string
+      options?: string[]
+    }>
+    const answerTo = (q: (typeof questions)[number]): unknown =>
+      ({
+        email: 'walk-in@example.com',
+        phone: '+1 555 0100',
+        url: 'https://example.com',
+        number: 1,
+        date: '2026-01-01',
+        checkbox: true,
+        select: q.options?.[0],
+        multiselect: q.options?.slice(0, 1),
+      })[q.type] ?? `password=${MARKER}`
+    await run(
+      'form_submissions.submit',
+      { form_id: form.id },
+      { answers: Object.fromEntries(questions.map((q) => [q.key, answerTo(q)])) },
+    )
+    const [submitted] = await records('form_submissions.submit')
+    expect(submitted?.changes).toBe(
+      JSON.stringify([{ field: 'form_id', after: form.id }, { field: 'answers' }]),
+    )
+    const all = await db.selectFrom('activity').selectAll().execute()
+    expect(JSON.stringify(all).toLowerCase()).not.toContain(MARKER.toLowerCase())
   })
 })
