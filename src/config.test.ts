@@ -254,3 +254,16 @@ describe('bounds on unauthenticated writes (issue 16)', () => {
     expect(() => parseConfig({ [name]: '0' })).toThrow(new RegExp(name))
   })
 })
+
+describe('activity retention (issue 21)', () => {
+  it('keeps 90 days unless PORTICO_ACTIVITY_RETENTION_DAYS says otherwise', () => {
+    expect(parseConfig({}).activityRetentionDays).toBe(90)
+    expect(parseConfig({ PORTICO_ACTIVITY_RETENTION_DAYS: '7' }).activityRetentionDays).toBe(7)
+  })
+
+  it.each(['0', 'x', '-1'])('refuses PORTICO_ACTIVITY_RETENTION_DAYS=%s naming it', (raw) => {
+    expect(() => parseConfig({ PORTICO_ACTIVITY_RETENTION_DAYS: raw })).toThrow(
+      /PORTICO_ACTIVITY_RETENTION_DAYS/,
+    )
+  })
+})

@@ -29,6 +29,8 @@ export interface Config {
   readonly invalidGrantLimit: number
   /** Seconds after which a self-registered client that never completed an authorization is deleted. */
   readonly unusedClientTtl: number
+  /** Days the activity record (what each app changed) is kept; the sweeper trims older changes. */
+  readonly activityRetentionDays: number
   /** Where rate-limit counters live when not in the database: a `redis://` URL shared by every instance. */
   readonly redisUrl: string | undefined
   /** PostgreSQL pool bounds; SQLite has one connection and a 5 s busy timeout. */
@@ -146,6 +148,7 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       get('PORTICO_UNUSED_CLIENT_TTL'),
       7 * 86400,
     ),
+    activityRetentionDays: integer('PORTICO_ACTIVITY_RETENTION_DAYS', '90', 1, 36_500),
     redisUrl: parseRedisUrl(get('REDIS_URL')),
     databasePool: Object.freeze({
       size: integer('PORTICO_DATABASE_POOL_SIZE', '10', 1, 1000),

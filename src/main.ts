@@ -14,6 +14,7 @@ import { createMetrics } from './platform/metrics.js'
 import { pinnedFetch, type Resolver, systemResolver } from './platform/outbound/pinned-fetch.js'
 import { isLoopbackAddress } from './platform/outbound/special-use-addresses.js'
 import { cryptoRandom, type Random } from './platform/random.js'
+import { sweepActivity } from './storage/activity.js'
 import { createAuthorizationRequestStore } from './storage/authorization-requests.js'
 import { createClientStore } from './storage/clients.js'
 import { createConsentStore } from './storage/consents.js'
@@ -229,6 +230,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
   await deps.authorizationRequests.sweep(now)
   await deps.grants.sweep(now)
   await deps.clients.sweepUnused(now - deps.config.unusedClientTtl * 1000, now)
+  await sweepActivity(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
 }
 
 export type { Database }

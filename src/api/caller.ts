@@ -13,6 +13,11 @@ export type Caller =
       readonly grantId: string
       /** Granted scopes ∩ what the person's role allows today (a demotion bites at once). */
       readonly scopes: ReadonlySet<string>
+      /**
+       * False for a caller Portico makes up for itself (the demo loader acting as the owner):
+       * its writes are no app's, and the activity record leaves them out.
+       */
+      readonly recorded?: false
     }
 
 /** A protected resource other than the API (the MCP endpoint): its identifier and metadata. */

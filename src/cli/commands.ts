@@ -129,6 +129,13 @@ export const COMMANDS: readonly Command[] = [
     run: lazy(async () => (await import('./commands/clients.js')).grantsRevoke),
   },
   {
+    name: 'activity',
+    usage:
+      'activity [--client CLIENT_ID] [--person USER_ID] [--since 7d|RFC3339] [--limit N] [--json]',
+    summary: 'what apps changed with their tokens, newest first (the activity record)',
+    run: lazy(async () => (await import('./commands/activity.js')).activityCommand),
+  },
+  {
     name: 'resources add',
     usage: 'resources add --identifier URI --name NAME',
     summary: 'register another API behind Portico; prints its introspection credentials once',

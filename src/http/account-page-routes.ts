@@ -2,8 +2,10 @@ import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { type Connection, listConnections, revokeGrants } from '../oauth/connections.js'
 import { authorityRefusal } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
+import { refusalsOf } from '../storage/activity.js'
 import type { User } from '../storage/users.js'
 import { accountPage, type ConnectionRow } from '../views/account-page.js'
+import { accountActivity } from './account-activity.js'
 import { accountCsrf, currentSession, logoutCsrf, redirect, sendPage } from './browser.js'
 import type { RouteModule } from './deps.js'
 
@@ -26,10 +28,15 @@ function revocationRefusal(viewer: User, userId: string, role: User['role']): st
   return refusal && `Not allowed: ${refusal}.`
 }
 
-function toRow(c: Connection, viewer: User): ConnectionRow {
+function toRow(
+  c: Connection,
+  viewer: User,
+  refusals: ReadonlyMap<string, { count: number }>,
+): ConnectionRow {
   const refusal = revocationRefusal(viewer, c.userId, c.userRole)
   return {
     ...(refusal !== undefined && { refusal }),
+    refusedWrites: c.grantIds.reduce((n, id) => n + (refusals.get(id)?.count ?? 0), 0),
     clientId: c.clientId,
     clientName: c.clientName ?? 'Unnamed application',
     selfRegistered: c.clientKind === 'self_registered',
@@ -59,37 +66,55 @@ export const accountRoutes: RouteModule = {
   register(app, deps) {
     const html = { config: { family: 'html' as const } }
 
-    app.get<{ Querystring: { revoked?: string } }>('/account', html, async (request, reply) => {
-      const current = await currentSession(request, deps)
-      if (!current) return redirect(reply, '/login')
-      const { user } = current.session
-      const now = deps.clock.now()
-      const mine = await listConnections(deps.grants, now, user.id)
-      const everyone = CAN_SEE_ALL.has(user.role)
-        ? await listConnections(deps.grants, now)
-        : undefined
-      const brand = await deps.school.brand()
-      return sendPage(
-        reply,
-        200,
-        accountPage({
-          school: brand.name,
+    app.get<{ Querystring: { revoked?: string; app?: unknown; cursor?: unknown } }>(
+      '/account',
+      html,
+      async (request, reply) => {
+        const current = await currentSession(request, deps)
+        if (!current) return redirect(reply, '/login')
+        const { user } = current.session
+        const now = deps.clock.now()
+        const mine = await listConnections(deps.grants, now, user.id)
+        const everyone = CAN_SEE_ALL.has(user.role)
+          ? await listConnections(deps.grants, now)
+          : undefined
+        const refusals = await refusalsOf(
+          deps.database.db,
+          [...mine, ...(everyone ?? [])].flatMap((c) => c.grantIds),
+        )
+        const text = (value: unknown) =>
+          typeof value === 'string' && value !== '' ? value : undefined
+        const activity = await accountActivity(
+          deps,
+          user,
+          everyone !== undefined,
+          text(request.query.app),
+          text(request.query.cursor),
+        )
+        const brand = await deps.school.brand()
+        return sendPage(
+          reply,
+          200,
+          accountPage({
+            school: brand.name,
+            brand,
+            userName: user.name,
+            userEmail: user.email,
+            role: user.role,
+            mine: mine.map((c) => toRow(c, user, refusals)),
+            everyone: everyone?.map((c) => toRow(c, user, refusals)),
+            activity,
+            csrf: accountCsrf(current.token),
+            logoutCsrf: logoutCsrf(current.token),
+            notice:
+              request.query.revoked === '1'
+                ? 'Access revoked. Its tokens no longer work.'
+                : undefined,
+          }),
           brand,
-          userName: user.name,
-          userEmail: user.email,
-          role: user.role,
-          mine: mine.map((c) => toRow(c, user)),
-          everyone: everyone?.map((c) => toRow(c, user)),
-          csrf: accountCsrf(current.token),
-          logoutCsrf: logoutCsrf(current.token),
-          notice:
-            request.query.revoked === '1'
-              ? 'Access revoked. Its tokens no longer work.'
-              : undefined,
-        }),
-        brand,
-      )
-    })
+        )
+      },
+    )
 
     app.post<{
       Body: { csrf?: unknown; client_id?: unknown; user_id?: unknown; grant_id?: unknown }

@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify'
+import { activityEndpoint } from '../api/activity/activity-endpoint.js'
+import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
 import { resourcePaths } from '../api/framework/openapi.js'
@@ -28,17 +30,21 @@ const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; wr
 /** The hand-written operations, declared with defineEndpoint. */
 const ENDPOINTS: readonly Endpoint[] = [
   ...accountEndpoints,
+  activityEndpoint,
   ...progressEndpoints,
   ...curriculumEndpoints,
   ...AREAS.flatMap((area) => area.endpoints ?? []),
 ]
 
-/** Every operation of the API, bound to the application's dependencies. */
+/**
+ * Every operation of the API, bound to the application's dependencies; each write counts
+ * the calls refused for scope or role per grant (the activity record, issue 21).
+ */
 export function apiOperations(deps: AppDeps): ApiOperation[] {
   return [
     ...RESOURCES.flatMap((resource) => resourceOperations(resource, deps)),
     ...ENDPOINTS.map((endpoint) => endpoint.bind(deps)),
-  ]
+  ].map((operation) => countingRefusals(deps, operation))
 }
 
 /** What GET /api/v1 answers (indexView below). */

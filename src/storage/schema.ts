@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { ActivityTables } from './tables/activity.js'
 import type { CommerceTables } from './tables/commerce.js'
 import type { CommunityTables } from './tables/community.js'
 import type { EventTables } from './tables/events.js'
@@ -37,7 +38,8 @@ import type { StorageTables } from './tables/storage.js'
  * docs/storage.md describes them for operators.
  */
 export interface Schema
-  extends CommerceTables,
+  extends ActivityTables,
+    CommerceTables,
     CommunityTables,
     EventTables,
     MembershipTables,

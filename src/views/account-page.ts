@@ -20,6 +20,32 @@ export interface ConnectionRow {
   readonly lastUsed: string
   /** Whether the viewer may revoke it; if not, why not (shown instead of the button). */
   readonly refusal?: string
+  /** Writes its grants were refused for scope or role (counted, not listed). */
+  readonly refusedWrites: number
+}
+
+/** One change an app made, as a sentence. */
+export interface ActivityEntry {
+  readonly appName: string
+  /** Whose token it was, when the viewer sees other people's apps too. */
+  readonly person: string | undefined
+  /** What it did: "changed the price of “Portrait Lighting” from $49.00 to $39.00". */
+  readonly sentence: string
+  /** RFC 3339, and the same as "10 minutes ago". */
+  readonly at: string
+  readonly ago: string
+}
+
+/** A page of the activity record, newest first. */
+export interface ActivityModel {
+  /** Every app at the school (owners and admins), or the viewer's own. */
+  readonly everyone: boolean
+  /** The one app the list is narrowed to, when it is. */
+  readonly app: { readonly clientId: string; readonly name: string } | undefined
+  readonly entries: readonly ActivityEntry[]
+  /** The next (older) page, and the first one, when not on it. */
+  readonly olderHref: string | undefined
+  readonly newestHref: string | undefined
 }
 
 export interface AccountPageModel {
@@ -35,6 +61,7 @@ export interface AccountPageModel {
   readonly csrf: string
   readonly logoutCsrf: string
   readonly notice?: string
+  readonly activity: ActivityModel
 }
 
 function table(rows: readonly ConnectionRow[], csrf: string, showPerson: boolean): SafeHtml {
@@ -54,7 +81,11 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
 <td>${r.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td>${r.grantedAt}</td>
 <td>${r.lastUsed}</td>
-<td>${
+<td><a class="activity-link" href="/account?app=${encodeURIComponent(r.clientId)}#activity">Activity</a>${
+      r.refusedWrites > 0
+        ? html` <span class="muted refused">${r.refusedWrites} write${r.refusedWrites === 1 ? '' : 's'} refused</span>`
+        : ''
+    }<br>${
       r.refusal
         ? html`<span class="muted">${r.refusal}</span>`
         : html`<form method="post" action="/account/connections/revoke">
@@ -63,6 +94,32 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
     }</td>
 </tr>`,
   )}</tbody></table>`
+}
+
+/** What the apps changed, newest first, one sentence each; paged by links (no script). */
+function activitySection(a: ActivityModel, school: string): SafeHtml {
+  const whose = a.app
+    ? html`of ${shownClientName(a.app.name) ?? 'Unnamed application'}`
+    : a.everyone
+      ? html`of every app at ${school}`
+      : html`of your apps`
+  return html`<section id="activity" class="activity">
+<h2>Recent activity ${whose}</h2>
+${a.app ? html`<p><a href="/account#activity">Every app’s activity</a></p>` : ''}
+${
+  a.entries.length === 0
+    ? html`<p class="muted">No changes recorded.</p>`
+    : html`<ol class="activity-list">${a.entries.map(
+        (e) =>
+          html`<li><strong class="client-name">${shownClientName(e.appName) ?? 'Unnamed application'}</strong>${
+            e.person ? html` <span class="muted">(${e.person})</span>` : ''
+          } ${e.sentence}, <time datetime="${e.at}" title="${e.at}">${e.ago}</time></li>`,
+      )}</ol>`
+}
+<nav class="pager" aria-label="Activity pages">${a.newestHref ? html`<a href="${a.newestHref}">Newest</a> ` : ''}${
+    a.olderHref ? html`<a href="${a.olderHref}" rel="next">Older changes</a>` : ''
+  }</nav>
+</section>`
 }
 
 /** The signed-in person's page: who they are, and every tool they authorized. */
@@ -78,6 +135,7 @@ ${m.notice ? html`<p class="notice" role="status">${m.notice}</p>` : ''}
 <h2>Apps you authorized</h2>
 ${table(m.mine, m.csrf, false)}
 ${m.everyone ? html`<h2>All connected apps at ${m.school}</h2>${table(m.everyone, m.csrf, true)}` : ''}
+${activitySection(m.activity, m.school)}
 <form method="post" action="/logout"><input type="hidden" name="csrf" value="${m.logoutCsrf}"><button type="submit">Sign out</button></form>
 </section>`,
   })

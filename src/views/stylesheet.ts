@@ -200,6 +200,16 @@ main:has(.wide) {
   overflow: hidden;
   clip: rect(0 0 0 0);
 }
+.activity-list {
+  padding-left: 1.2rem;
+}
+.activity-list li {
+  margin: 0.4rem 0;
+  overflow-wrap: anywhere;
+}
+.pager a {
+  margin-right: 1rem;
+}
 @media (max-width: 40rem) {
   table, thead, tbody, tr, td, th {
     display: block;

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import { recordChange } from '../activity/record.js'
 import { type FieldError, validationFailed } from '../conventions.js'
 import { notFound, readsFull, requireOwner, writerOf } from '../framework/access.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
@@ -209,7 +210,7 @@ export const curriculumEndpoints: readonly Endpoint[] = [
       '415': 'The body is not application/json',
       '422': 'The order does not list every section and lesson exactly once',
     },
-    async run({ deps, caller, params, body }) {
+    async run({ deps, caller, params, body, operation }) {
       const context = writerOf(caller, sections, deps)
       const course = await courseOf(deps, params.course_id ?? '', true)
       // Reordering changes every section and lesson of the course: its curriculum's owner rule.
@@ -239,6 +240,16 @@ export const curriculumEndpoints: readonly Endpoint[] = [
               .where('id', '=', lessonId)
               .execute()
         }
+        // The new order is the course's curriculum, named, not copied.
+        await recordChange(
+          { ...context, db: trx },
+          {
+            operation,
+            recordType: courses.object,
+            recordId: courseId,
+            changes: [{ field: 'curriculum' }],
+          },
+        )
       })
       return jsonAnswer(await treeOf(deps, course, true), { etag: true })
     },

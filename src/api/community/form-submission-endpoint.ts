@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import { recordChange } from '../activity/record.js'
 import { type FieldError, validationFailed } from '../conventions.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import { fail } from '../framework/fields.js'
@@ -101,7 +102,7 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
     '422': 'Validation failed: errors names each field, answers.<key> for answers',
     '429': 'Too many submissions from this address; see Retry-After',
   },
-  async run({ deps, params, body, now }) {
+  async run({ deps, caller, params, body, now, operation }) {
     const db = deps.database.db
     // A closed form is not public: the same 404 as for one that never existed.
     const form = await db
@@ -135,22 +136,35 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
       : undefined
 
     const id = deps.random.id(formSubmissions.idPrefix)
-    await db
-      .insertInto('form_submissions')
-      .values({
-        id,
-        form_id: form.id,
-        email,
-        name,
-        student_id: student?.id ?? null,
-        answers: JSON.stringify(checked),
-        source_url: (body.source_url as string | null | undefined) ?? null,
-        utm: body.utm ? JSON.stringify(body.utm) : null,
-        submitted_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute()
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('form_submissions')
+        .values({
+          id,
+          form_id: form.id,
+          email,
+          name,
+          student_id: student?.id ?? null,
+          answers: JSON.stringify(checked),
+          source_url: (body.source_url as string | null | undefined) ?? null,
+          utm: body.utm ? JSON.stringify(body.utm) : null,
+          submitted_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute()
+      // Submitted with a token: an app's change like any other (the answers named, not copied).
+      if (caller.kind === 'token')
+        await recordChange(
+          { deps, db: trx, caller, now },
+          {
+            operation,
+            recordType: formSubmissions.object,
+            recordId: id,
+            changes: [{ field: 'form_id', after: form.id }, { field: 'answers' }],
+          },
+        )
+    })
     const row = await db
       .selectFrom('form_submissions')
       .selectAll()

@@ -34,6 +34,7 @@ export async function createCatalogue(
     clientId: 'portico-demo',
     grantId: 'demo',
     scopes: WRITE_SCOPES,
+    recorded: false,
   }
   const run = demoDeps(deps, time)
   await loadCatalogue(operationsWriter(run.deps, caller), run, records)

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { AttendeeStatus, EventAttendeeTable } from '../../storage/tables/events.js'
+import { recordChange } from '../activity/record.js'
 import {
   checkIfMatch,
   conflict,
@@ -19,6 +20,7 @@ import { attendeeListQuery, listAttendees } from './attendee-list.js'
 import { type Addition, register } from './attendee-registration.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
 import {
+  ATTENDEE,
   attendeeFields,
   attendeePageSchema,
   attendeeSchema,
@@ -161,7 +163,7 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
         ...writeProblems,
         '409': 'The event is canceled or over, full, or the ticket is sold out',
       },
-      async run({ deps, caller, params, body, input }) {
+      async run({ deps, caller, params, body, input, operation }) {
         const context = writerOf(caller, events, deps)
         const event = await eventOf(deps, params.id ?? '')
         await requireOwner(events, context, event)
@@ -185,7 +187,7 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
             body: input.body,
             now: context.now,
           },
-          () => register(context, event, body as Addition),
+          () => register(context, event, body as Addition, operation),
         )
         const result = jsonAnswer(done.body, {
           status: done.status,
@@ -208,7 +210,7 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       output: one('The attendee'),
       problems: { ...writeProblems, '409': 'No seat left to take a canceled attendee back' },
       async run(endpoint) {
-        const { deps, body, input } = endpoint
+        const { deps, body, input, operation } = endpoint
         const { context, event, attendee } = await changing(endpoint)
         checkIfMatch(input.ifMatch, etagOf(attendeeView(attendee)))
         const status = body.status as AttendeeStatus
@@ -226,6 +228,15 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
               })
               .where('id', '=', attendee.id)
               .execute()
+            await recordChange(
+              { ...context, db: trx },
+              {
+                operation,
+                recordType: ATTENDEE,
+                recordId: attendee.id,
+                changes: [{ field: 'status', before: attendee.status, after: status }],
+              },
+            )
           })
         return answer(await attendeeOf(deps, event.id, attendee.id))
       },
@@ -245,14 +256,25 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
         '409': 'A purchase with an order: cancel the attendee instead',
       },
       async run(endpoint) {
-        const { deps, input } = endpoint
-        const { attendee } = await changing(endpoint)
+        const { deps, input, operation } = endpoint
+        const { context, attendee } = await changing(endpoint)
         checkIfMatch(input.ifMatch, etagOf(attendeeView(attendee)))
         if (attendee.source === 'purchase' && attendee.order_id !== null)
           throw conflict(
             `this attendee bought a ticket (order ${attendee.order_id}); set status canceled instead (PATCH {"status":"canceled"}), refunds are separate`,
           )
-        await deps.database.db.deleteFrom('event_attendees').where('id', '=', attendee.id).execute()
+        await deps.database.db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('event_attendees').where('id', '=', attendee.id).execute()
+          await recordChange(
+            { ...context, db: trx },
+            {
+              operation,
+              recordType: ATTENDEE,
+              recordId: attendee.id,
+              changes: [{ field: 'status', before: attendee.status }],
+            },
+          )
+        })
         return { status: 204 }
       },
     }),

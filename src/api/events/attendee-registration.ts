@@ -1,9 +1,10 @@
 import type { EventAttendeeTable, EventTable } from '../../storage/tables/events.js'
+import { recordChange } from '../activity/record.js'
 import { validationFailed } from '../conventions.js'
 import type { StoredAnswer } from '../framework/idempotency.js'
 import type { ResourceContext } from '../framework/resource.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
-import { attendeeView } from './attendee-views.js'
+import { ATTENDEE, attendeeView } from './attendee-views.js'
 
 /** Who is added: a student by id, or a person by e-mail address (and name). */
 export interface Addition {
@@ -22,6 +23,7 @@ export async function register(
   context: ResourceContext,
   event: EventTable,
   addition: Addition,
+  operation: string,
 ): Promise<StoredAnswer> {
   const { deps, now } = context
   const db = deps.database.db
@@ -92,6 +94,20 @@ export async function register(
         .selectAll()
         .where('id', '=', known.id)
         .executeTakeFirstOrThrow()
+      await recordChange(
+        { ...context, db: trx },
+        {
+          operation,
+          recordType: ATTENDEE,
+          recordId: row.id,
+          changes: [
+            { field: 'status', before: known.status, after: row.status },
+            ...(known.ticket_id !== row.ticket_id
+              ? [{ field: 'ticket_id', before: known.ticket_id, after: row.ticket_id }]
+              : []),
+          ],
+        },
+      )
       return { status: 200, body: attendeeView(row) }
     }
     await requireSeat(event, ticket, trx)
@@ -109,6 +125,22 @@ export async function register(
       updated_at: now,
     }
     await trx.insertInto('event_attendees').values(row).execute()
+    // The person's name and address are named, not copied.
+    await recordChange(
+      { ...context, db: trx },
+      {
+        operation,
+        recordType: ATTENDEE,
+        recordId: row.id,
+        changes: [
+          { field: 'event_id', after: event.id },
+          { field: 'status', after: row.status },
+          { field: 'ticket_id', after: row.ticket_id },
+          { field: 'name' },
+          { field: 'email' },
+        ],
+      },
+    )
     return {
       status: 201,
       body: attendeeView(row),

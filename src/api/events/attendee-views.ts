@@ -5,12 +5,14 @@ import { ALWAYS_PROJECTED } from '../framework/list-params.js'
 
 export const STATUSES = ['registered', 'checked_in', 'no_show', 'canceled'] as const
 export const SOURCES = ['purchase', 'manual', 'import'] as const
+/** The `object` of an attendee. */
+export const ATTENDEE = 'event_attendee'
 
 /** The JSON of an attendee (events:read only: it carries the person's e-mail address). */
 export function attendeeView(row: EventAttendeeTable): Record<string, unknown> {
   return {
     id: row.id,
-    object: 'event_attendee',
+    object: ATTENDEE,
     event_id: row.event_id,
     ticket_id: row.ticket_id,
     student_id: row.student_id,

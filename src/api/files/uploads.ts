@@ -9,6 +9,8 @@ import {
 import { deleteFile, saveFile } from '../../storage/file-bytes/records.js'
 import { sniff } from '../../storage/file-bytes/sniff.js'
 import { fileStoreOf } from '../../storage/file-bytes/store.js'
+import type { FileTable } from '../../storage/tables/storage.js'
+import { recordChange } from '../activity/record.js'
 import { payloadTooLarge } from '../conventions.js'
 import { BINARY, defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import { queryMember, queryText } from '../framework/endpoint-query.js'
@@ -88,7 +90,7 @@ function uploadLimit(context: Context): BodyLimit {
 
 /** Stores an upload whose type its bytes confirm; idempotent with an Idempotency-Key. */
 async function upload(context: EndpointContext) {
-  const { deps, caller, input, bytes: body, now } = context
+  const { deps, caller, input, bytes: body, now, operation } = context
   const received: Received = isMultipart(input.contentType)
     ? await receiveForm(deps, body, input.contentType ?? '', declaredOf(context))
     : {
@@ -130,16 +132,45 @@ async function upload(context: EndpointContext) {
       now,
     },
     async () => {
-      const row = await saveFile(deps.database.db, fileStoreOf(deps), {
-        id: deps.random.id('fil'),
-        bytes,
-        contentType: type,
-        filename: received.declared.filename,
-        purpose,
-        ...(visibility && { visibility }),
-        uploadedBy: caller.user.id,
-        now,
-      })
+      const store = fileStoreOf(deps)
+      const id = deps.random.id('fil')
+      let row: FileTable
+      try {
+        // The file and its activity record in one transaction (the name is named, the bytes
+        // never copied).
+        row = await deps.database.db.transaction().execute(async (trx) => {
+          const saved = await saveFile(trx, store, {
+            id,
+            bytes,
+            contentType: type,
+            filename: received.declared.filename,
+            purpose,
+            ...(visibility && { visibility }),
+            uploadedBy: caller.user.id,
+            now,
+          })
+          await recordChange(
+            { deps, db: trx, caller, now },
+            {
+              operation,
+              recordType: 'file',
+              recordId: saved.id,
+              changes: [
+                { field: 'filename' },
+                { field: 'content_type', after: saved.content_type },
+                { field: 'purpose', after: saved.purpose },
+                { field: 'visibility', after: saved.visibility },
+                { field: 'size', after: saved.size },
+              ],
+            },
+          )
+          return saved
+        })
+      } catch (error) {
+        // Bytes on disk are outside the transaction: they go with it.
+        if (store.kind === 'disk') await store.remove(deps.database.db, id)
+        throw error
+      }
       const view = fileView(deps, row)
       return { status: 201, body: view, location: view.url as string }
     },
@@ -154,7 +185,7 @@ async function upload(context: EndpointContext) {
 }
 
 /** Deletes a file no record names; a lecturer only the files they uploaded. */
-async function remove({ deps, caller, params }: EndpointContext) {
+async function remove({ deps, caller, params, operation, now }: EndpointContext) {
   requireWriteRole(caller)
   const id = params.id ?? ''
   const db = deps.database.db
@@ -183,7 +214,14 @@ async function remove({ deps, caller, params }: EndpointContext) {
       detail: `the file is used by ${users.join(', ')}; remove it from there first`,
       referenced_by: users,
     })
-  await deleteFile(db, fileStoreOf(deps), id)
+  // The record first: a delete whose record fails keeps the file (its bytes go last).
+  await db.transaction().execute(async (trx) => {
+    await recordChange(
+      { deps, db: trx, caller, now },
+      { operation, recordType: 'file', recordId: id },
+    )
+    await deleteFile(trx, fileStoreOf(deps), id)
+  })
   return { status: 204 }
 }
 

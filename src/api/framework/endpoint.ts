@@ -30,6 +30,8 @@ type Members = Readonly<Record<string, Field>>
 /** What a hand-written operation's `run` receives: its input checked against the declaration. */
 export interface EndpointContext<C extends Caller = TokenCaller> {
   readonly deps: AppDeps
+  /** The operation's name (`storage.upload`): what the activity record calls a change. */
+  readonly operation: string
   /** The token caller holding `scope` (a public endpoint: whoever calls, maybe anonymous). */
   readonly caller: C
   /** The path parameters (checked by `params` members where declared). */
@@ -301,7 +303,14 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
   ): ApiOperation {
     const prepared = (input: OperationInput) => {
       const caller = callerOf(input)
-      return { deps, caller, input, now: deps.clock.now(), ...checkInput(input) }
+      return {
+        deps,
+        operation: d.name,
+        caller,
+        input,
+        now: deps.clock.now(),
+        ...checkInput(input),
+      }
     }
     return {
       ...spec,

@@ -53,9 +53,19 @@ export interface Field {
   schema(): JsonSchema
   /** An object whose PATCH merges into the stored value (RFC 7396) instead of replacing it. */
   readonly mergeable?: boolean
+  /**
+   * How the activity record (issue 21) shows a change of this field: its values before and
+   * after (`value`: the closed kinds, whose values cannot carry arbitrary text), as money, or,
+   * when absent, by its name only. Free text, HTML and structures are never copied there:
+   * whatever a client wrote (a pasted secret included) stays in the record it wrote.
+   */
+  readonly activity?: 'value' | 'money'
 }
 
-export type Kind = Omit<Field, 'options' | 'schema' | 'toColumn' | 'fromColumn' | 'filterKind'> &
+export type Kind = Omit<
+  Field,
+  'options' | 'schema' | 'toColumn' | 'fromColumn' | 'filterKind' | 'activity'
+> &
   Partial<Pick<Field, 'toColumn' | 'fromColumn' | 'filterKind'>> & { schema: JsonSchema }
 
 /** Builds a field from its kind's parts (shared by the structured kinds). */
@@ -230,7 +240,7 @@ export function html(options: FieldOptions & { readonly max?: number } = {}): Fi
 
 /** One of a fixed list of strings. */
 export function enumeration(values: readonly string[], options: FieldOptions = {}): Field {
-  return field(options, {
+  const kind = field(options, {
     schema: { type: 'string', enum: [...values] },
     parse(value, path, errors) {
       if (typeof value !== 'string' || !values.includes(value))
@@ -239,11 +249,12 @@ export function enumeration(values: readonly string[], options: FieldOptions = {
     },
     parseQuery: (raw) => (values.includes(raw) ? raw : undefined),
   })
+  return { ...kind, activity: 'value' }
 }
 
 /** true or false, stored as 1 or 0 so both engines agree. */
 export function boolean(options: FieldOptions = {}): Field {
-  return field(options, {
+  const kind = field(options, {
     schema: { type: 'boolean' },
     parse(value, path, errors) {
       if (typeof value !== 'boolean') return fail(errors, path, 'type', `${path} must be a boolean`)
@@ -253,12 +264,13 @@ export function boolean(options: FieldOptions = {}): Field {
     fromColumn: (v) => (v === null ? null : Boolean(v)),
     parseQuery: (raw) => (raw === 'true' ? 1 : raw === 'false' ? 0 : undefined),
   })
+  return { ...kind, activity: 'value' }
 }
 
 /** A whole number within bounds. */
 export function integer(options: FieldOptions & { min?: number; max?: number } = {}): Field {
   const { min = 0, max = 2_147_483_647 } = options
-  return field(options, {
+  const kind = field(options, {
     schema: { type: 'integer', minimum: min, maximum: max },
     filterKind: 'range',
     parse(value, path, errors) {
@@ -270,6 +282,7 @@ export function integer(options: FieldOptions & { min?: number; max?: number } =
     },
     parseQuery: (raw) => (/^-?\d{1,15}$/.test(raw) ? Number(raw) : undefined),
   })
+  return { ...kind, activity: 'value' }
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
@@ -282,7 +295,7 @@ function parseTime(raw: string): number | undefined {
 
 /** An instant, written RFC 3339 in UTC and stored as epoch milliseconds. */
 export function instant(options: FieldOptions = {}): Field {
-  return field(options, {
+  const kind = field(options, {
     schema: { type: 'string', format: 'date-time' },
     filterKind: 'range',
     parse(value, path, errors) {
@@ -294,6 +307,7 @@ export function instant(options: FieldOptions = {}): Field {
     fromColumn: (v) => (typeof v === 'number' ? timestamp(v) : null),
     parseQuery: parseTime,
   })
+  return { ...kind, activity: 'value' }
 }
 
 /** A list of short strings (tags), stored as JSON text. */
@@ -321,10 +335,12 @@ export function stringList(options: FieldOptions & { maxItems?: number } = {}): 
 
 /** The id of another resource's record (`cat_…`); whether it exists is the resource's check. */
 export function reference(prefix: string, options: FieldOptions = {}): Field {
-  return text({
+  const inner = text({
     ...options,
     max: 64,
     pattern: new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`),
     patternHint: `an id starting with ${prefix}_`,
   })
+  // An id of the prefix's form is no free text: the activity record may show it.
+  return { ...inner, activity: 'value' }
 }

@@ -1,10 +1,10 @@
 import { moneyListSchema } from '../money/definitions.js'
-import { type FieldOptions, integer, text } from './fields.js'
+import { type Field, type FieldOptions, integer, text } from './fields.js'
 import { object, structure } from './structures.js'
 
 /** Money: integer minor units and an ISO 4217 currency (DOMAIN.md §4.0). */
-export const money = (options: FieldOptions = {}) =>
-  object(
+export const money = (options: FieldOptions = {}): Field => ({
+  ...object(
     {
       amount: integer({ required: true, max: 100_000_000 }),
       currency: text({
@@ -15,7 +15,9 @@ export const money = (options: FieldOptions = {}) =>
       }),
     },
     options,
-  )
+  ),
+  activity: 'money',
+})
 
 /**
  * A money figure the server computes (read only): a per-currency list of Money, described by

@@ -40,7 +40,8 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
     name: string,
     method: HttpMethod,
     path: string,
-    run: (input: OperationInput) => Promise<OperationResult>,
+    /** The handler, given the operation's name (a write records its changes under it). */
+    run: (operation: string) => (input: OperationInput) => Promise<OperationResult>,
     body?: JsonSchema,
   ): void {
     const openapi = documented[openapiPath(path)]?.[method.toLowerCase()] as
@@ -50,8 +51,9 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
     const effect = EFFECT_OF_METHOD[method]
     const scope = effect === 'read' ? read : write
     const requestBody = openapi.requestBody as { required?: boolean } | undefined
+    const operation = `${resource.collection}.${name}`
     operations.push({
-      name: `${resource.collection}.${name}`,
+      name: operation,
       method,
       path,
       summary: String(openapi.summary),
@@ -64,12 +66,12 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
         body && { schema: body, required: requestBody?.required === true },
       ),
       openapi,
-      run,
+      run: run(operation),
     })
   }
 
   if (has('list')) {
-    const list = listRecords(resource, deps, rt)
+    const list = () => listRecords(resource, deps, rt)
     add('list', 'GET', base, list)
     if (nested && rt.parent) add(`list_of_${rt.parent.object}`, 'GET', nested, list)
   }
@@ -79,21 +81,28 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
       'create',
       'POST',
       path,
-      createRecord(resource, deps, rt, path),
+      (operation) => createRecord(resource, deps, rt, path, operation),
       writeSchema(resource, 'create'),
     )
   }
-  if (has('get')) add('get', 'GET', item, getRecord(resource, deps, rt))
+  if (has('get')) add('get', 'GET', item, () => getRecord(resource, deps, rt))
   if (has('update'))
-    add('update', 'PATCH', item, updateRecord(resource, deps, rt), writeSchema(resource, 'update'))
-  if (has('delete')) add('delete', 'DELETE', item, deleteRecord(resource, deps, rt))
+    add(
+      'update',
+      'PATCH',
+      item,
+      (operation) => updateRecord(resource, deps, rt, operation),
+      writeSchema(resource, 'update'),
+    )
+  if (has('delete'))
+    add('delete', 'DELETE', item, (operation) => deleteRecord(resource, deps, rt, operation))
   for (const action of resource.actions ?? []) {
     const path = `${item}/${action.name}`
     add(
       action.name,
       'POST',
       path,
-      runAction(resource, deps, rt, action, path),
+      (operation) => runAction(resource, deps, rt, action, path, operation),
       action.input && membersSchema(action.input),
     )
   }

@@ -1,4 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
+import { changesOf } from '../activity/changes.js'
+import { recordChange } from '../activity/record.js'
 import {
   checkIfMatch,
   type FieldError,
@@ -23,6 +25,7 @@ export function createRecord(
   deps: AppDeps,
   rt: ResourceRuntime,
   path: string,
+  operation: string,
 ) {
   return async (input: OperationInput): Promise<OperationResult> => {
     const context = writerOf(input.caller, resource, deps)
@@ -44,6 +47,12 @@ export function createRecord(
         await rt.checkUnique(txStore, values)
         await rt.write(() => txStore.insert(values))
         await resource.afterWrite?.(tx, id, values)
+        await recordChange(tx, {
+          operation,
+          recordType: resource.object,
+          recordId: id,
+          changes: changesOf(resource.fields, undefined, await txStore.find(id), values),
+        })
         return { status: 201, id }
       }
     }
@@ -56,7 +65,12 @@ export function createRecord(
 }
 
 /** A JSON merge PATCH of a record, under If-Match when given. */
-export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: ResourceRuntime) {
+export function updateRecord(
+  resource: ResourceDefinition,
+  deps: AppDeps,
+  rt: ResourceRuntime,
+  operation: string,
+) {
   return async (input: OperationInput): Promise<OperationResult> => {
     const context = writerOf(input.caller, resource, deps)
     requireJsonContent(input.contentType)
@@ -65,6 +79,8 @@ export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
     const values = parseWrite(resource, requireObject(input.body), 'update', row)
     const id = row.id as string
     const change = async (tx: ResourceContext, txStore: ResourceStore) => {
+      // The stored row as the change finds it (what the activity record compares).
+      const before = await txStore.find(id)
       // The record must be the caller's before the change, and still be theirs after it.
       await requireOwner(resource, tx, row)
       await requireOwner(resource, tx, { ...row, ...values })
@@ -72,6 +88,10 @@ export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
       await rt.checkUnique(txStore, values, id)
       await rt.write(() => txStore.update(id, { ...values, updated_at: context.now }))
       await resource.afterWrite?.(tx, id, values, row)
+      const changes = changesOf(resource.fields, before, await txStore.find(id), values)
+      // A PATCH that changed nothing is no change to record.
+      if (changes.length > 0)
+        await recordChange(tx, { operation, recordType: resource.object, recordId: id, changes })
     }
     if (input.dryRun)
       return rt.rehearse(context, change, (tx, txStore) => rt.previewOf(200, tx, txStore, id))
@@ -81,16 +101,29 @@ export function updateRecord(resource: ResourceDefinition, deps: AppDeps, rt: Re
 }
 
 /** Deletes a record (or carries out the declared removal), under If-Match when given: 204. */
-export function deleteRecord(resource: ResourceDefinition, deps: AppDeps, rt: ResourceRuntime) {
+export function deleteRecord(
+  resource: ResourceDefinition,
+  deps: AppDeps,
+  rt: ResourceRuntime,
+  operation: string,
+) {
   return async (input: OperationInput): Promise<OperationResult> => {
     const context = writerOf(input.caller, resource, deps)
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     const remove = async (tx: ResourceContext, txStore: ResourceStore) => {
+      const id = row.id as string
+      const before = await txStore.find(id)
       await requireOwner(resource, tx, row)
       await resource.beforeDelete?.(tx, row)
       if (resource.remove) await resource.remove(tx, row)
       else await txStore.remove(row.id as string)
+      await recordChange(tx, {
+        operation,
+        recordType: resource.object,
+        recordId: id,
+        changes: changesOf(resource.fields, before, await txStore.find(id)),
+      })
     }
     // A dry run answers the record the delete would remove.
     if (input.dryRun) return rt.rehearse(context, remove, async () => rt.dryRunAnswer(200, row))
@@ -106,6 +139,7 @@ export function runAction(
   rt: ResourceRuntime,
   action: Action,
   path: string,
+  operation: string,
 ) {
   return async (input: OperationInput): Promise<OperationResult> => {
     const context = writerOf(input.caller, resource, deps)
@@ -127,9 +161,22 @@ export function runAction(
         (tx) => action.run(tx, row, members),
         (tx, txStore, id) => rt.previewOf(status, tx, txStore, id),
       )
-    return rt.idempotentPost(input, path, context, async () => ({
-      status,
-      id: await action.run(context, row, members),
-    }))
+    // The action and its record in one transaction.
+    return rt.idempotentPost(input, path, context, () =>
+      rt.atomically(context, async (tx, txStore) => {
+        const before = await txStore.find(row.id as string)
+        const id = await action.run(tx, row, members)
+        // A new record (a duplicate) is recorded as made; the same one by what changed.
+        const made = id !== row.id
+        const changes = changesOf(
+          resource.fields,
+          made ? undefined : before,
+          await txStore.find(id),
+        )
+        if (made || changes.length > 0)
+          await recordChange(tx, { operation, recordType: resource.object, recordId: id, changes })
+        return { status, id }
+      }),
+    )
   }
 }

@@ -36,3 +36,18 @@ export class PerCurrency {
     return currencies.map((currency) => ({ amount: this.get(currency), currency }))
   }
 }
+
+/**
+ * One Money for people to read, in its own currency: 4900 USD → "$49.00", 500 JPY → "¥500".
+ * The currency's own minor unit decides the decimals; nothing is converted or relabelled.
+ */
+export function formatMoney(money: Money, locale = 'en-US'): string {
+  try {
+    const format = new Intl.NumberFormat(locale, { style: 'currency', currency: money.currency })
+    const digits = format.resolvedOptions().maximumFractionDigits ?? 2
+    return format.format(money.amount / 10 ** digits)
+  } catch {
+    // A code Intl does not know: the amount in minor units, labelled with its own code.
+    return `${money.amount} ${money.currency} (minor units)`
+  }
+}

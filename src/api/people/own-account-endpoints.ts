@@ -1,4 +1,6 @@
-import type { ProfileChanges } from '../../storage/users.js'
+import { createUserStore, type ProfileChanges } from '../../storage/users.js'
+import { changesOf } from '../activity/changes.js'
+import { recordChange } from '../activity/record.js'
 import { checkIfMatch, etagOf } from '../conventions.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import type { Endpoint } from '../framework/operation.js'
@@ -58,7 +60,7 @@ export const accountEndpoints: readonly Endpoint[] = [
       '415': 'The body is not application/json',
       '422': 'Validation failed; errors lists each field',
     },
-    async run({ deps, caller, body, input, now }) {
+    async run({ deps, caller, body, input, now, operation }) {
       checkIfMatch(input.ifMatch, etagOf(accountView(caller.user)))
       const preferences = body.notification_preferences as Record<string, boolean> | undefined
       const changes: ProfileChanges = {
@@ -71,7 +73,21 @@ export const accountEndpoints: readonly Endpoint[] = [
           notificationPreferences: { ...caller.user.notificationPreferences, ...preferences },
         }),
       }
-      const updated = await deps.users.updateProfile(caller.user.id, changes, now)
+      // The change and its activity record in one transaction.
+      const updated = await deps.database.db.transaction().execute(async (trx) => {
+        const after = await createUserStore(trx).updateProfile(caller.user.id, changes, now)
+        if (after)
+          await recordChange(
+            { deps, db: trx, caller, now },
+            {
+              operation,
+              recordType: 'account',
+              recordId: caller.user.id,
+              changes: changesOf(ACCOUNT_CHANGES, accountView(caller.user), accountView(after)),
+            },
+          )
+        return after
+      })
       if (!updated)
         throw new ProblemError(404, {
           code: 'not_found',

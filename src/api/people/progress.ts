@@ -1,4 +1,6 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { Db } from '../../storage/schema.js'
+import { recordChange } from '../activity/record.js'
 import { lessons } from '../catalogue/lessons.resource.js'
 import { timestamp } from '../conventions.js'
 import { notFound, readsFull, writerOf } from '../framework/access.js'
@@ -9,8 +11,7 @@ import { enrollments } from './enrollments.resource.js'
 const COMPLETION = '/api/v1/enrollments/:id/lessons/:lesson_id/completion'
 
 /** Progress of an enrollment over the published lessons of its course. */
-async function progressOf(deps: AppDeps, enrollmentId: string, courseId: string) {
-  const db = deps.database.db
+async function progressOf(db: Db, enrollmentId: string, courseId: string) {
   const [published, done] = await Promise.all([
     db
       .selectFrom('lessons')
@@ -71,45 +72,69 @@ async function enrollmentOf(deps: AppDeps, id: string) {
   return row
 }
 
-/** Marks a lesson (of the enrollment's course) done or not, and completes the enrollment. */
-async function mark({ deps, caller, params }: EndpointContext, done: boolean) {
-  const db = deps.database.db
+/**
+ * Marks a lesson (of the enrollment's course) done or not, and completes the enrollment; the
+ * change and its activity record in one transaction.
+ */
+async function mark({ deps, caller, params, operation }: EndpointContext, done: boolean) {
   const context = writerOf(caller, enrollments, deps)
   const enrollment = await enrollmentOf(deps, params.id ?? '')
   const lessonId = params.lesson_id ?? ''
-  const lesson = await db
+  const lesson = await deps.database.db
     .selectFrom('lessons')
     .select('id')
     .where('id', '=', lessonId)
     .where('course_id', '=', enrollment.course_id)
     .executeTakeFirst()
   if (!lesson) throw notFound(lessons)
-  if (done)
-    await db
-      .insertInto('lesson_progress')
-      .values({ enrollment_id: enrollment.id, lesson_id: lessonId, completed_at: context.now })
-      .onConflict((oc) => oc.columns(['enrollment_id', 'lesson_id']).doNothing())
-      .execute()
-  else
-    await db
-      .deleteFrom('lesson_progress')
-      .where('enrollment_id', '=', enrollment.id)
-      .where('lesson_id', '=', lessonId)
-      .execute()
-  const progress = await progressOf(deps, enrollment.id, enrollment.course_id)
-  const complete = progress.total_lessons > 0 && progress.percent === 100
-  if (complete && enrollment.status === 'active')
-    await db
-      .updateTable('enrollments')
-      .set({ status: 'completed', completed_at: context.now, updated_at: context.now })
-      .where('id', '=', enrollment.id)
-      .execute()
-  else if (!complete && enrollment.status === 'completed')
-    await db
-      .updateTable('enrollments')
-      .set({ status: 'active', completed_at: null, updated_at: context.now })
-      .where('id', '=', enrollment.id)
-      .execute()
+  const progress = await deps.database.db.transaction().execute(async (db) => {
+    const marked = done
+      ? await db
+          .insertInto('lesson_progress')
+          .values({ enrollment_id: enrollment.id, lesson_id: lessonId, completed_at: context.now })
+          .onConflict((oc) => oc.columns(['enrollment_id', 'lesson_id']).doNothing())
+          .executeTakeFirst()
+          .then((r) => Number(r.numInsertedOrUpdatedRows ?? 0))
+      : await db
+          .deleteFrom('lesson_progress')
+          .where('enrollment_id', '=', enrollment.id)
+          .where('lesson_id', '=', lessonId)
+          .executeTakeFirst()
+          .then((r) => Number(r.numDeletedRows))
+    const progress = await progressOf(db, enrollment.id, enrollment.course_id)
+    const complete = progress.total_lessons > 0 && progress.percent === 100
+    const status =
+      complete && enrollment.status === 'active'
+        ? 'completed'
+        : !complete && enrollment.status === 'completed'
+          ? 'active'
+          : undefined
+    if (status)
+      await db
+        .updateTable('enrollments')
+        .set({
+          status,
+          completed_at: status === 'completed' ? context.now : null,
+          updated_at: context.now,
+        })
+        .where('id', '=', enrollment.id)
+        .execute()
+    // Marking what was already so changes nothing, and is no change to record.
+    if (marked > 0 || status)
+      await recordChange(
+        { ...context, db },
+        {
+          operation,
+          recordType: enrollments.object,
+          recordId: enrollment.id,
+          changes: [
+            { field: done ? 'completed_lesson_id' : 'uncompleted_lesson_id', after: lessonId },
+            ...(status ? [{ field: 'status', before: enrollment.status, after: status }] : []),
+          ],
+        },
+      )
+    return progress
+  })
   return jsonAnswer(progress)
 }
 
@@ -138,7 +163,7 @@ export const progressEndpoints: readonly Endpoint[] = [
     async run({ deps, caller, params }) {
       readsFull(caller, enrollments, deps.config.issuer)
       const enrollment = await enrollmentOf(deps, params.id ?? '')
-      return jsonAnswer(await progressOf(deps, enrollment.id, enrollment.course_id))
+      return jsonAnswer(await progressOf(deps.database.db, enrollment.id, enrollment.course_id))
     },
   }),
   defineEndpoint({

@@ -13,6 +13,7 @@ import { refundLines } from './0011-refund-lines.js'
 import { ownershipWithinRoles } from './0012-ownership-within-roles.js'
 import { clientIdMetadataDocuments } from './0013-client-id-metadata-documents.js'
 import { unauthenticatedWriteBounds } from './0014-unauthenticated-write-bounds.js'
+import { activity } from './0015-activity.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   ownershipWithinRoles,
   clientIdMetadataDocuments,
   unauthenticatedWriteBounds,
+  activity,
 ]
