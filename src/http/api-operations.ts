@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../api/caller.js'
 import type { ApiOperation, OperationInput, OperationResult } from '../api/framework/operation.js'
+import { ifNoneMatchHolds } from './conditional-get.js'
 import { parseStrictJson } from './json-body.js'
 import { bindRawOperations } from './raw-bodies.js'
 
@@ -31,12 +32,26 @@ export function inputOf(request: FastifyRequest): OperationInput {
   }
 }
 
-/** Writes an operation's result as the HTTP response (problems are thrown, not returned). */
-export function sendResult(reply: FastifyReply, result: OperationResult): FastifyReply {
-  reply.code(result.status)
-  if (result.location !== undefined) reply.header('location', result.location)
+/**
+ * Writes an operation's result as the HTTP response (problems are thrown, not returned). A
+ * GET whose If-None-Match holds the answer's ETag is 304 with the same headers, no body.
+ */
+export function sendResult(
+  reply: FastifyReply,
+  result: OperationResult,
+  ifNoneMatch?: string,
+): FastifyReply {
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value)
   if (result.etag !== undefined) reply.header('etag', result.etag)
+  if (
+    result.status === 200 &&
+    result.etag !== undefined &&
+    (reply.request.method === 'GET' || reply.request.method === 'HEAD') &&
+    ifNoneMatchHolds(ifNoneMatch, result.etag)
+  )
+    return reply.code(304).send()
+  reply.code(result.status)
+  if (result.location !== undefined) reply.header('location', result.location)
   if (result.json !== undefined)
     return reply.type('application/json; charset=utf-8').send(result.json)
   return reply.send(result.body)
@@ -67,7 +82,10 @@ export function bindOperations(api: FastifyInstance, operations: readonly ApiOpe
       method: operation.method,
       url: operation.path,
       ...(operation.jsonBodyLimit !== undefined && { bodyLimit: operation.jsonBodyLimit }),
-      handler: async (request, reply) => sendResult(reply, await operation.run(inputOf(request))),
+      handler: async (request, reply) => {
+        const input = inputOf(request)
+        return sendResult(reply, await operation.run(input), input.ifNoneMatch)
+      },
     })
   }
   const raw = operations.filter((operation) => operation.bodyLimit)

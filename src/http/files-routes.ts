@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE } from '../api/framework/not-modified.js'
 import { ProblemError } from '../api/problem.js'
 import type { AppDeps } from '../app-deps.js'
 import { contentDisposition, servedInline, servedType } from '../storage/file-bytes/policy.js'
 import { signatureValid } from '../storage/file-bytes/signing.js'
 import { fileStoreOf } from '../storage/file-bytes/store.js'
+import { ifNoneMatchHolds } from './conditional-get.js'
 import type { RouteModule } from './deps.js'
 
 const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/
@@ -49,7 +51,9 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: AppDeps
       'cache-control',
       file.visibility === 'public' && !signed ? 'public, max-age=3600' : 'private, no-store',
     )
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send()
+  const held = request.headers['if-none-match']
+  if (ifNoneMatchHolds(typeof held === 'string' ? held : undefined, etag))
+    return reply.code(304).send()
   const bytes = await fileStoreOf(deps).get(db, id)
   if (!bytes) throw notFound()
   return reply.header('content-length', bytes.length).send(bytes)
@@ -81,6 +85,7 @@ export const filesRoutes: RouteModule = {
           },
           { name: 'expires', in: 'query', required: false, schema: { type: 'integer' } },
           { name: 'signature', in: 'query', required: false, schema: { type: 'string' } },
+          IF_NONE_MATCH_PARAMETER,
         ],
         responses: {
           '200': {
@@ -92,7 +97,7 @@ export const filesRoutes: RouteModule = {
             },
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
-          '304': { description: 'Not modified (If-None-Match)' },
+          '304': NOT_MODIFIED_RESPONSE,
           '404': problem('No such file, a private file without a valid link, or an expired link'),
         },
       },

@@ -11,6 +11,7 @@ import { ProblemError } from '../problem.js'
 import { checkQuery, type QueryMember, type QueryRules, throwIfAny } from './endpoint-query.js'
 import type { Field, JsonSchema, Row } from './fields.js'
 import { inputSchemaOf } from './input-schema.js'
+import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE } from './not-modified.js'
 import {
   type ApiOperation,
   type BodyLimit,
@@ -199,6 +200,9 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     required: false,
     schema: { type: 'string' },
   })
+  const outputs = Array.isArray(d.output) ? d.output : [d.output as EndpointOutput]
+  // A GET answering an ETag is conditional: If-None-Match, and 304 while the copy is current.
+  const conditional = d.method === 'GET' && outputs.some((o) => o.etag)
   const parameters: Array<Record<string, unknown>> = [
     ...names.map((name) => {
       const { description, ...schema } = d.params?.[name]?.schema() ?? { type: 'string' }
@@ -224,6 +228,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
       }
     }),
     ...(d.ifMatch ? [header('If-Match')] : []),
+    ...(conditional ? [IF_NONE_MATCH_PARAMETER] : []),
     ...(d.idempotent ? [header('Idempotency-Key')] : []),
   ]
   const bodyRequired = d.body !== undefined && d.bodyRequired !== false
@@ -240,7 +245,6 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
   const content = d.rawBody
     ? Object.fromEntries(Object.entries(d.rawBody.mediaTypes).map(([t, schema]) => [t, { schema }]))
     : bodySchema && { 'application/json': { schema: bodySchema } }
-  const outputs = Array.isArray(d.output) ? d.output : [d.output as EndpointOutput]
   // A public operation takes no token, or any valid one (an invalid one is refused) or the scope's.
   const security = d.public
     ? [{}, { oauth2: d.scope !== undefined ? [d.scope] : [] }]
@@ -255,6 +259,7 @@ export function defineEndpoint(declaration: ScopedEndpoint | PublicEndpoint): En
     ...(content && { requestBody: { required: d.rawBody ? true : bodyRequired, content } }),
     responses: {
       ...Object.fromEntries(outputs.map((o) => [String(o.status ?? 200), responseOf(o)])),
+      ...(conditional && { '304': NOT_MODIFIED_RESPONSE }),
       ...problemResponses(d.problems),
     },
   }

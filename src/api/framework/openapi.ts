@@ -11,6 +11,7 @@ import {
   selectableOf,
   sortableOf,
 } from './list-params.js'
+import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE } from './not-modified.js'
 import { problemResponse as problem } from './problem-response.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
 import { membersSchema } from './structures.js'
@@ -190,9 +191,10 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
       summary: `Get a ${resource.object.replaceAll('_', ' ')}`,
       tags,
       security: readSecurity,
-      parameters: [...itemParams, fieldsParameter(resource)],
+      parameters: [...itemParams, fieldsParameter(resource), IF_NONE_MATCH_PARAMETER],
       responses: {
         '200': one('The record (the public projection without the scope)'),
+        '304': NOT_MODIFIED_RESPONSE,
         '400': problem('fields names an unknown member, or one the caller may not see'),
         ...readErrors,
       },
