@@ -16,6 +16,11 @@ import type {
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectPageErrors, launchBrowser, newPage } from '../support/browser.js'
+import {
+  type DocumentServer,
+  makeCertificate,
+  startDocumentServer,
+} from '../support/document-server.js'
 import { createPerson, type TestPerson } from '../support/flow.js'
 import { type Instances, startInstances } from '../support/instances.js'
 import { type RoundRobin, startRoundRobin } from '../support/round-robin.js'
@@ -24,9 +29,10 @@ import { needsPostgres } from '../support/skips.js'
 import { parseChallenge } from '../support/www-authenticate.js'
 
 // The whole life of an agent, from nothing but <issuer>/mcp, with the official SDK client:
-// on one server (SQLite or PostgreSQL, as the run's database), and on two instances sharing
-// one PostgreSQL database behind a round-robin balancer, where no two consecutive requests
-// reach the same instance.
+// on one server (SQLite or PostgreSQL, as the run's database), once registering itself
+// (RFC 7591) and once identified by a Client ID Metadata Document that the test's HTTPS
+// server publishes; and on two instances sharing one PostgreSQL database behind a
+// round-robin balancer, where no two consecutive requests reach the same instance.
 
 let browser: Browser
 beforeAll(async () => {
@@ -36,6 +42,19 @@ afterAll(async () => {
   await browser?.close()
 })
 
+/**
+ * How the agent identifies itself: it registers (RFC 7591) with the name `name`, or its
+ * client_id is the URL of a metadata document naming it `name`, published on `host`.
+ */
+type Identity =
+  | { readonly by: 'registration'; readonly name: string }
+  | {
+      readonly by: 'metadata_document'
+      readonly name: string
+      readonly url: string
+      readonly host: string
+    }
+
 /** What an agent keeps between runs, in memory: its registration, tokens and PKCE verifier. */
 class AgentProvider implements OAuthClientProvider {
   readonly redirectUrl = 'http://127.0.0.1:49231/callback'
@@ -43,9 +62,16 @@ class AgentProvider implements OAuthClientProvider {
   saved?: OAuthTokens
   verifier = ''
   authorizationUrl?: URL
+  /** Set only for an agent identified by a metadata document: the SDK then registers nothing. */
+  readonly clientMetadataUrl: string | undefined
+  readonly identity: Identity
+  constructor(identity: Identity) {
+    this.identity = identity
+    this.clientMetadataUrl = identity.by === 'metadata_document' ? identity.url : undefined
+  }
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: 'Test agent',
+      client_name: this.identity.name,
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -75,7 +101,11 @@ class AgentProvider implements OAuthClientProvider {
   }
 }
 
-/** The person signs in (unless their session is still open) and approves; the code. */
+/**
+ * The person signs in (unless their session is still open), sees who asks (the agent's name,
+ * the host of its document if it has one, and the warning for a tool nobody reviewed) and
+ * approves; the code.
+ */
 async function approve(
   page: Page,
   provider: AgentProvider,
@@ -92,7 +122,17 @@ async function approve(
     await page.click('button[type=submit].primary')
   }
   await page.waitForSelector('form.decision')
-  expect(await page.textContent('body')).toContain('Test agent')
+  const { identity } = provider
+  expect(await page.textContent('.client-name')).toBe(identity.name)
+  const warning = await page.textContent('.warning')
+  expect(warning).toContain('Unverified tool')
+  if (identity.by === 'metadata_document') {
+    expect(warning).toContain('described by a public document')
+    expect(await page.textContent('.document-host strong')).toBe(identity.host)
+  } else {
+    expect(warning).toContain('registered itself')
+    expect(await page.locator('.document-host').count()).toBe(0)
+  }
   await page.click('button[name=decision][value=approve]')
   await page.waitForURL(`${provider.redirectUrl}**`)
   const code = new URL(page.url()).searchParams.get('code') ?? ''
@@ -105,23 +145,40 @@ const course = (title: string) => ({
   pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
 })
 
+const registeredAgent: Identity = { by: 'registration', name: 'Test agent' }
+
 /**
- * Challenge, registration, consent in Chromium, a read tool, step-up to write (re-authorizing
- * with the challenged scopes), a write with dry_run then for real, and a refresh.
+ * Challenge, registration (or none, for an agent identified by its metadata document),
+ * consent in Chromium, a read tool, step-up to write (re-authorizing with the challenged
+ * scopes, under the same client_id), a write with dry_run then for real, and a refresh.
  */
-async function agentLife(issuer: string, person: TestPerson): Promise<void> {
-  const provider = new AgentProvider()
+async function agentLife(
+  issuer: string,
+  person: TestPerson,
+  identity: Identity = registeredAgent,
+): Promise<void> {
+  const provider = new AgentProvider(identity)
+  const metadata = (await (
+    await fetch(`${issuer}/.well-known/oauth-authorization-server`)
+  ).json()) as { registration_endpoint: string; client_id_metadata_document_supported: boolean }
+  expect(metadata.client_id_metadata_document_supported).toBe(true)
+  /** Every request the agent made (the SDK's discovery, OAuth and MCP requests), in order. */
+  const requests: string[] = []
   /** The challenges the agent was answered with, newest last. */
   const challenges: string[] = []
+  const agentFetch = async (url: string | URL, init?: RequestInit) => {
+    requests.push(`${init?.method ?? 'GET'} ${String(url)}`)
+    const response = await fetch(url, init)
+    const challenge = response.headers.get('www-authenticate')
+    if (challenge) challenges.push(challenge)
+    return response
+  }
+  const registrations = () =>
+    requests.filter((r) => r === `POST ${metadata.registration_endpoint}`).length
   const transport = () =>
     new StreamableHTTPClientTransport(new URL(`${issuer}/mcp`), {
       authProvider: provider,
-      fetch: async (url, init) => {
-        const response = await fetch(url, init)
-        const challenge = response.headers.get('www-authenticate')
-        if (challenge) challenges.push(challenge)
-        return response
-      },
+      fetch: agentFetch,
     })
   const connect = async () => {
     const client = new Client({ name: 'test-agent', version: '1.0.0' })
@@ -129,16 +186,24 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
     return client
   }
 
-  // 1. The first request is challenged; the SDK discovers the metadata and registers.
+  // 1. The first request is challenged; the SDK discovers the metadata and registers, or
+  // (seeing client_id_metadata_document_supported) uses its document's URL as client_id.
   const first = transport()
   const refused = await new Client({ name: 'test-agent', version: '1.0.0' })
     .connect(first)
     .catch((e: unknown) => e)
   expect(refused).toBeInstanceOf(UnauthorizedError)
   expect(provider.client?.client_id).toBeTruthy()
+  if (identity.by === 'metadata_document') {
+    expect(provider.client?.client_id).toBe(identity.url)
+    expect(registrations()).toBe(0)
+  } else {
+    expect(registrations()).toBe(1)
+  }
   const url = provider.authorizationUrl
   expect(url && url.origin + url.pathname).toBe(`${issuer}/oauth/authorize`)
   expect(url?.searchParams.get('resource')).toBe(`${issuer}/mcp`)
+  expect(url?.searchParams.get('client_id')).toBe(provider.client?.client_id)
 
   // 2. The person signs in and approves in a real browser; the SDK exchanges the code.
   const page = await newPage(browser)
@@ -165,7 +230,7 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   // gives up on the same challenge (typescript-sdk#2255); the agent then forgets its tokens
   // and authorizes again with the challenged scopes, as the MCP specification asks, with
   // the same registration (its registered `scope` is not a bound).
-  const write = course('Written by an agent')
+  const write = course(`Written by ${identity.name}`)
   const stepUp = await client
     .callTool({ name: 'courses_create', arguments: { ...write, dry_run: true } })
     .catch((e: unknown) => e)
@@ -180,10 +245,18 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   provider.saved = undefined
   provider.authorizationUrl = undefined
   const resourceMetadataUrl = new URL(challenge.params.resource_metadata ?? '')
-  expect(await auth(provider, { serverUrl: `${issuer}/mcp`, scope, resourceMetadataUrl })).toBe(
-    'REDIRECT',
-  )
+  expect(
+    await auth(provider, {
+      serverUrl: `${issuer}/mcp`,
+      scope,
+      resourceMetadataUrl,
+      fetchFn: agentFetch,
+    }),
+  ).toBe('REDIRECT')
   expect(provider.clientInformation()?.client_id).toBe(firstClient)
+  // (Read through a widened type: TypeScript keeps `undefined` from the reset above.)
+  const reauthorization = provider.authorizationUrl as URL | undefined
+  expect(reauthorization?.searchParams.get('client_id')).toBe(firstClient)
   await transport().finishAuth(await approve(page, provider, person, 'courses:write'))
   const granted = provider.tokens()?.scope ?? ''
   expect(granted.split(' ')).toEqual(expect.arrayContaining(['courses:write', 'courses:read']))
@@ -195,7 +268,7 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
       (
         await client.callTool({
           name: 'courses_list',
-          arguments: { q: 'Written by an agent', fields: ['title'] },
+          arguments: { q: write.title, fields: ['title'] },
         })
       ).structuredContent as { total_count: number }
     ).total_count
@@ -208,7 +281,7 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   expect(await count()).toBe(0)
   const made = await client.callTool({
     name: 'courses_create',
-    arguments: { ...write, idempotency_key: 'agent-1' },
+    arguments: { ...write, idempotency_key: `agent-${identity.by}` },
   })
   expect(made.isError).toBeFalsy()
   const id = (made.structuredContent as { id: string }).id
@@ -228,19 +301,50 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   expect(provider.tokens()?.access_token).not.toBe('pat_expired_or_revoked')
   expect(provider.tokens()?.refresh_token).not.toBe(held.refresh_token)
   await again.close()
+  // Registered once (or never), whatever the challenges, re-authorization and refresh.
+  expect(registrations()).toBe(identity.by === 'metadata_document' ? 0 : 1)
+  expect(provider.client?.client_id).toBe(firstClient)
 }
 
 describe('an MCP agent from nothing but <issuer>/mcp', { timeout: 60_000 }, () => {
   let server: TestServer
+  let documents: DocumentServer
   beforeAll(async () => {
-    server = await startTestServer()
+    // The metadata document's HTTPS server, with a certificate Portico is told to trust.
+    documents = await startDocumentServer(await makeCertificate())
+    server = await startTestServer({ outbound: { ca: documents.ca } })
   })
   afterAll(async () => {
     await server?.close()
+    await documents?.close()
   })
 
   it('is challenged, registers, gets consent in Chromium, reads, is stepped up, writes and refreshes', async () => {
     await agentLife(server.issuer, await createPerson(server, 'editor'))
+  })
+
+  it('identified by its metadata document: registers nothing, and lives the same life under that client_id', async () => {
+    const path = '/agent/client.json'
+    const url = documents.url(path)
+    documents.json(path, {
+      client_id: url,
+      client_name: 'Documented agent',
+      client_uri: 'https://agent.example',
+      // A port-less loopback callback, as agents publish it; the agent listens on any port.
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    })
+    const registeredBefore = server.logs.filter((l) => l.msg === 'client registered').length
+    await agentLife(server.issuer, await createPerson(server, 'editor'), {
+      by: 'metadata_document',
+      name: 'Documented agent',
+      url,
+      host: `127.0.0.1:${documents.port}`,
+    })
+    expect(server.logs.filter((l) => l.msg === 'client registered')).toHaveLength(registeredBefore)
+    expect(documents.hits(path)).toBeGreaterThan(0)
   })
 })
 
