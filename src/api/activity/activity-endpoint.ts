@@ -3,6 +3,7 @@ import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import { queryText } from '../framework/endpoint-query.js'
 import { MAX_LIMIT } from '../framework/list-params.js'
 import type { Endpoint } from '../framework/operation.js'
+import { pageSchema } from '../framework/page-schema.js'
 import { ProblemError } from '../problem.js'
 import { activityRecords, activityView, listActivity } from './activity-records.js'
 
@@ -65,17 +66,7 @@ export const activityEndpoint: Endpoint = defineEndpoint({
   queryRules: { status: 400 },
   output: {
     description: 'A page of activity, newest first',
-    schema: {
-      type: 'object',
-      required: ['object', 'data', 'has_more', 'next_cursor', 'total_count'],
-      properties: {
-        object: { const: 'list' },
-        data: { type: 'array', items: activitySchema },
-        has_more: { type: 'boolean' },
-        next_cursor: { type: ['string', 'null'] },
-        total_count: { type: 'integer' },
-      },
-    },
+    schema: pageSchema(activitySchema, { counted: true }),
   },
   problems: {
     '400': 'An unknown filter, a malformed time, a bad limit or cursor',

@@ -2,6 +2,7 @@ import type { EventAttendeeTable } from '../../storage/tables/events.js'
 import { timestamp } from '../conventions.js'
 import { fieldsMember } from '../framework/endpoint-query.js'
 import { ALWAYS_PROJECTED } from '../framework/list-params.js'
+import { pageSchema } from '../framework/page-schema.js'
 
 export const STATUSES = ['registered', 'checked_in', 'no_show', 'canceled'] as const
 export const SOURCES = ['purchase', 'manual', 'import'] as const
@@ -57,17 +58,7 @@ export const attendeeSchema = {
 }
 
 /** The JSON Schema of a page of attendees. */
-export const attendeePageSchema = {
-  type: 'object',
-  required: ['object', 'data', 'has_more', 'next_cursor', 'total_count'],
-  properties: {
-    object: { const: 'list' },
-    data: { type: 'array', items: attendeeSchema },
-    has_more: { type: 'boolean' },
-    next_cursor: { type: ['string', 'null'] },
-    total_count: { type: 'integer' },
-  },
-}
+export const attendeePageSchema = pageSchema(attendeeSchema, { counted: true })
 
 /** `fields` of the attendee reads: any member of {@link attendeeSchema}. */
 export const attendeeFields = fieldsMember(Object.keys(attendeeSchema.properties), 'an attendee')

@@ -12,6 +12,7 @@ import {
   sortableOf,
 } from './list-params.js'
 import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE } from './not-modified.js'
+import { pageSchema } from './page-schema.js'
 import { problemResponse as problem } from './problem-response.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
 import { membersSchema } from './structures.js'
@@ -154,17 +155,7 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
       responses: {
         '200': {
           description: 'A page of records',
-          content: json({
-            type: 'object',
-            required: ['object', 'data', 'has_more', 'next_cursor'],
-            properties: {
-              object: { const: 'list' },
-              data: { type: 'array', items: record },
-              has_more: { type: 'boolean' },
-              next_cursor: { type: ['string', 'null'] },
-              total_count: { type: 'integer' },
-            },
-          }),
+          content: json(pageSchema(record)),
         },
         '400': problem('An unknown filter, sort or fields member, or a malformed cursor'),
         ...readErrors,
