@@ -64,6 +64,33 @@ export function compiledQuery<Args extends unknown[], Row>(
   }
 }
 
+/**
+ * {@link compiledQuery} for a query whose shape is chosen at run time (a list's filters,
+ * sort and pagination): one such function per shape, its `arity` arguments given as an
+ * array. Returns undefined from the first call on when `build` does not turn every
+ * argument into a bound parameter: that shape is then built anew on every request.
+ */
+export function compiledShape<Row>(
+  arity: number,
+  build: (db: Db, args: readonly unknown[]) => Compilable<Row>,
+): (db: Db, args: readonly unknown[]) => Promise<Row[]> | undefined {
+  const compiled = new WeakMap<object, BoundQuery<Row> | null>()
+  return (db, args) => {
+    const key = db.getExecutor().adapter
+    let bound = compiled.get(key)
+    if (bound === undefined) {
+      try {
+        bound = compileBound(arity, (...placeholders) => build(db, placeholders))
+      } catch {
+        bound = null
+      }
+      compiled.set(key, bound)
+    }
+    if (bound === null) return undefined
+    return db.executeQuery<Row>(bind(bound, args)).then((result) => result.rows)
+  }
+}
+
 /** A compiled query, and where each of its parameters comes from. */
 interface BoundQuery<Row> {
   readonly query: CompiledQuery<Row>
