@@ -506,7 +506,8 @@ const COMMON = {
   'x-content-type-options': 'nosniff',
   vary: 'Origin',
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id',
+  'access-control-expose-headers':
+    'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version',
 }
 
 function send(request: IncomingMessage, response: ServerResponse, result: Answer): void {

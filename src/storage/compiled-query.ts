@@ -64,16 +64,70 @@ export function compiledQuery<Args extends unknown[], Row>(
   }
 }
 
+/**
+ * {@link compiledQuery} for a query whose shape is chosen at run time (a list's filters,
+ * sort and pagination): one such function per shape, its `arity` arguments given as an
+ * array, any of which the query may leave out (the time of a visibility that does not
+ * depend on it). Returns undefined from the first call on when `build` turns an argument
+ * into anything but a bound parameter: that shape is then built anew on every request.
+ */
+export function compiledShape<Row>(
+  arity: number,
+  build: (db: Db, args: readonly unknown[]) => Compilable<Row>,
+): (db: Db, args: readonly unknown[]) => Promise<Row[]> | undefined {
+  const compiled = new WeakMap<object, BoundQuery<Row> | null>()
+  return (db, args) => {
+    const key = db.getExecutor().adapter
+    let bound = compiled.get(key)
+    if (bound === undefined) {
+      try {
+        bound = compileBound(arity, (...placeholders) => build(db, placeholders), true)
+      } catch {
+        bound = null
+      }
+      compiled.set(key, bound)
+    }
+    if (bound === null) return undefined
+    return db.executeQuery<Row>(bind(bound, args)).then((result) => result.rows)
+  }
+}
+
+/**
+ * A query over a list of values (`in (…)`), compiled once for each length up to `most`, as
+ * {@link compiledShape} does; a longer list, or a query that does not bind its values, is
+ * built and compiled anew each time.
+ */
+export function compiledPerLength<Row>(
+  most: number,
+  build: (db: Db, values: readonly unknown[]) => Compilable<Row>,
+): (db: Db, values: readonly unknown[]) => Promise<Row[]> {
+  const lengths = new Map<number, ReturnType<typeof compiledShape<Row>>>()
+  return async (db, values) => {
+    let run = lengths.get(values.length)
+    if (!run && values.length <= most) {
+      run = compiledShape(values.length, build)
+      lengths.set(values.length, run)
+    }
+    const compiled = run?.(db, values)
+    if (compiled) return compiled
+    return (await db.executeQuery(build(db, values).compile())).rows
+  }
+}
+
 /** A compiled query, and where each of its parameters comes from. */
 interface BoundQuery<Row> {
   readonly query: CompiledQuery<Row>
   readonly bindings: readonly Binding[]
 }
 
-/** Compiles what `build` makes of `arity` placeholders; each must become a bound parameter. */
+/**
+ * Compiles what `build` makes of `arity` placeholders; each must become a bound parameter,
+ * or, when `unused` allows it, be left out of the query altogether (never SQL text).
+ */
 function compileBound<Row>(
   arity: number,
   build: (...placeholders: string[]) => Compilable<Row>,
+  unused = false,
 ): BoundQuery<Row> {
   const placeholders = Array.from({ length: arity }, (_, n) => placeholder(n))
   const query = build(...placeholders).compile()
@@ -82,7 +136,7 @@ function compileBound<Row>(
     return argument >= 0 ? { argument } : { value }
   })
   const bound = new Set(bindings.map((b) => ('argument' in b ? b.argument : -1)))
-  if (placeholders.some((p, n) => query.sql.includes(p) || !bound.has(n))) {
+  if (placeholders.some((p, n) => query.sql.includes(p) || (!unused && !bound.has(n)))) {
     throw new Error(`compiledQuery: an argument is not a bound parameter in ${query.sql}`)
   }
   preparedOnPostgres(query.sql)

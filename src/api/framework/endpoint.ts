@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { type Caller, requireScope, type TokenCaller } from '../caller.js'
 import {
-  etagOf,
+  etagOfJson,
   type FieldError,
   payloadTooLarge,
   requireJsonContent,
@@ -147,15 +147,19 @@ export interface PublicEndpoint extends EndpointCommon {
   run(context: EndpointContext<Caller>): Promise<OperationResult>
 }
 
-/** A JSON answer: `cache-control: no-store` like every API answer, and its ETag when asked. */
+/**
+ * A JSON answer: `cache-control: no-store` like every API answer, and its ETag when asked,
+ * computed over the JSON that is sent (serialised once, for the ETag and the body alike).
+ */
 export function jsonAnswer(
   body: unknown,
   options: { status?: number; etag?: boolean; headers?: Record<string, string> } = {},
 ): OperationResult {
+  const json = options.etag ? JSON.stringify(body) : undefined
   return {
     status: options.status ?? 200,
     body,
-    ...(options.etag && { etag: etagOf(body) }),
+    ...(json !== undefined && { json, etag: etagOfJson(json) }),
     headers: { 'cache-control': 'no-store', ...options.headers },
   }
 }

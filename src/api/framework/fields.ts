@@ -68,6 +68,12 @@ export type Kind = Omit<
 > &
   Partial<Pick<Field, 'toColumn' | 'fromColumn' | 'filterKind'>> & { schema: JsonSchema }
 
+/**
+ * The conversion of a field stored as its JSON value: one function for all of them, so that
+ * a compiled projection (resource.ts) can tell them apart and read the column directly.
+ */
+export const asStored = (value: unknown): unknown => value
+
 /** Builds a field from its kind's parts (shared by the structured kinds). */
 export function field(options: FieldOptions, kind: Kind): Field {
   const nullable = options.nullable === true
@@ -76,8 +82,8 @@ export function field(options: FieldOptions, kind: Kind): Field {
     filterKind: kind.filterKind ?? 'equal',
     parse: kind.parse,
     parseQuery: kind.parseQuery,
-    toColumn: kind.toColumn ?? ((v) => v),
-    fromColumn: kind.fromColumn ?? ((v) => v),
+    toColumn: kind.toColumn ?? asStored,
+    fromColumn: kind.fromColumn ?? asStored,
     schema: () => {
       const base: JsonSchema = { ...kind.schema }
       if (options.description) base.description = options.description
