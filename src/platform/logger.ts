@@ -44,29 +44,17 @@ const GATHER_MS = 1000
 
 /**
  * Standard output for a running server's log: lines gathered up to 4 KB, or for a second at
- * most, and written together, synchronously. Writing each request's line on its own through
- * libuv's thread pool (pino's default) cost more CPU than the rest of a single-record API
- * read (npm run bench, same runs: GET of one course 1.48× the limit server's CPU with the
- * lines gathered but written through the thread pool, 1.26× written synchronously, 1.19×
- * with no request log at all; the account 1.81×, 1.17×, 1.14×). What is gathered is written
- * when the process exits, a crash included; a kill -9 or a power cut loses at most the last
- * second. A reader that stops reading blocks the server once the pipe is full, as it would
- * have made the thread pool's writes pile up in memory.
+ * most, and written together. Writing each request's line on its own handed every line to
+ * libuv's thread pool and cost more CPU than the rest of a single-record API read (npm run
+ * bench: GET of one course 1.63× the limit server's CPU with the request line, 1.28× with no
+ * request log at all). pino writes out what is gathered when the process exits, a crash
+ * included; a kill -9 or a power cut loses at most the last second.
  */
 export function gatheredStdout(): DestinationStream {
-  const stream = pino.destination({
+  return pino.destination({
     dest: 1,
-    sync: true,
+    sync: false,
     minLength: GATHER_BYTES,
     periodicFlush: GATHER_MS,
   })
-  // pino writes out at exit only what its asynchronous destinations hold: this one is ours.
-  process.once('exit', () => {
-    try {
-      stream.flushSync()
-    } catch {
-      // Standard output is gone (closed, or its reader ended): nothing can be written.
-    }
-  })
-  return stream
 }
