@@ -49,20 +49,25 @@ function secretFor(schema: Schema): string | undefined {
   return `password=${MARKER}`
 }
 
+/** An owner's token with every scope, as the caller operations are run with directly. */
+async function ownerCaller() {
+  const { deps } = server()
+  const issued = await issue(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
+  const owner = await deps.users.findById(issued.person.user.id)
+  if (!owner) throw new Error('no owner')
+  const caller: Caller = {
+    kind: 'token',
+    user: owner,
+    clientId: issued.client.clientId,
+    grantId: issued.grantId,
+    scopes: new Set(ALL_SCOPES),
+  }
+  return { deps, db: deps.database.db as Db, caller }
+}
+
 describe('the activity record keeps no secret', () => {
   it('after every write with a secret-looking value in every string member', async () => {
-    const { deps } = server()
-    const db = deps.database.db as Db
-    const issued = await issue(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
-    const owner = await deps.users.findById(issued.person.user.id)
-    if (!owner) throw new Error('no owner')
-    const caller: Caller = {
-      kind: 'token',
-      user: owner,
-      clientId: issued.client.clientId,
-      grantId: issued.grantId,
-      scopes: new Set(ALL_SCOPES),
-    }
+    const { deps, db, caller } = await ownerCaller()
     const operations = apiOperations(deps)
     const writes = operations.filter((o) => o.effect !== 'read')
     /** The record an operation names, as its collection's get answers it (if it has one). */
@@ -158,18 +163,7 @@ describe('the activity record keeps no secret', () => {
   }, 120_000)
 
   it('every hand-written write records its change, in its operation’s name', async () => {
-    const { deps } = server()
-    const db = deps.database.db as Db
-    const issued = await issue(server(), { role: 'owner', scope: ALL_SCOPES.join(' ') })
-    const owner = await deps.users.findById(issued.person.user.id)
-    if (!owner) throw new Error('no owner')
-    const caller: Caller = {
-      kind: 'token',
-      user: owner,
-      clientId: issued.client.clientId,
-      grantId: issued.grantId,
-      scopes: new Set(ALL_SCOPES),
-    }
+    const { deps, db, caller } = await ownerCaller()
     const operations = apiOperations(deps)
     const run = async (name: string, params: Record<string, string>, body?: unknown) => {
       const operation = operations.find((o) => o.name === name)
