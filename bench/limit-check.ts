@@ -8,8 +8,14 @@ import type { RequestLoad } from './load-protocol.js'
  * server that did less than Portico would not pass.
  */
 
-/** Requests of the sample, per server. */
-const SAMPLE = 3
+/** Requests of the sample, per server (and pool items a pool scenario makes for it). */
+export const SAMPLE = 3
+
+/**
+ * Values each answer makes anew (the tokens of a refresh): compared by their form, the prefix
+ * and the length, not their value.
+ */
+const FRESH_VALUES = new Set(['access_token', 'refresh_token'])
 
 /** Headers that must be equal (x-request-id must be there, each its own). */
 const KEY_HEADERS = [
@@ -38,16 +44,18 @@ export async function compareAnswers(
 ): Promise<Difference | undefined> {
   const portico = new HttpClient(porticoOrigin, 1)
   const limit = new HttpClient(limitOrigin, 1)
-  const ask = (http: HttpClient, load: RequestLoad) =>
-    http.request(load.method, load.path, {
+  const ask = (http: HttpClient, load: RequestLoad, i: number) => {
+    const body = bodyOf(load, i)
+    return http.request(load.method, load.path, {
       headers: load.headers,
-      ...(load.body !== undefined && { body: load.body }),
+      ...(body !== undefined && { body }),
     })
+  }
   try {
     for (let i = 0; i < SAMPLE; i += 1) {
       const difference = differenceOf(
-        await ask(portico, porticoLoad),
-        await ask(limit, limitLoad),
+        await ask(portico, porticoLoad, i),
+        await ask(limit, limitLoad, i),
         porticoLoad.expect,
       )
       if (difference)
@@ -61,6 +69,14 @@ export async function compareAnswers(
     portico.close()
     limit.close()
   }
+}
+
+/** The i-th request's body: the load's, or its template filled from the i-th pool item. */
+function bodyOf(load: RequestLoad, i: number): string | undefined {
+  if (!load.pool) return load.body
+  const item = load.pool.items[i]
+  if (!item) throw new Error(`${load.path}: the sample needs ${SAMPLE} pool items`)
+  return load.pool.template.replace(/\{(\d)\}/g, (_, at) => item[Number(at)] ?? '')
 }
 
 function differenceOf(portico: Reply, limit: Reply, expect: number): string | undefined {
@@ -77,7 +93,11 @@ function differenceOf(portico: Reply, limit: Reply, expect: number): string | un
   if (portico.body === '' && limit.body === '') return undefined
   const normal = (body: string) => {
     try {
-      return JSON.stringify(JSON.parse(body))
+      return JSON.stringify(JSON.parse(body), (key, value) =>
+        FRESH_VALUES.has(key) && typeof value === 'string'
+          ? `${value.slice(0, value.indexOf('_') + 1)}… (${value.length} characters)`
+          : value,
+      )
     } catch {
       return `(not JSON) ${body}`
     }

@@ -130,11 +130,12 @@ export function checkTargets(
       }
     } else if (versusLimit && row.versusLimit !== undefined) {
       const most = versusLimit[end.dialect]
-      checks.push({
-        target: `${scenario.id}: CPU ≤ ${most}× the limit server's on ${end.dialect}`,
-        measured: ratio(row.versusLimit),
-        met: row.versusLimit <= most,
-      })
+      if (most !== undefined)
+        checks.push({
+          target: `${scenario.id}: CPU ≤ ${most}× the limit server's on ${end.dialect}`,
+          measured: ratio(row.versusLimit),
+          met: row.versusLimit <= most,
+        })
     }
     if (versusProvider !== undefined && row.versusProvider !== undefined) {
       checks.push({

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { compareAnswers, type Difference } from './limit-check.js'
+import { compareAnswers, type Difference, SAMPLE } from './limit-check.js'
 import type { LoadJob, LoadResult } from './load-protocol.js'
 import { Loader } from './loader.js'
 import { type Options, parseOptions, USAGE } from './options.js'
@@ -376,7 +376,11 @@ async function checkLimitServer(
   for (const scenario of scenarios) {
     if (!scenario.servers.includes('limit')) continue
     const loadOf = async (kind: ServerKind, origin: string) => {
-      const load = await scenario.load({ server: kind, origin, prepared: portico, person }, 0, 1)
+      const load = await scenario.load(
+        { server: kind, origin, prepared: portico, person },
+        scenario.pool ? SAMPLE : 0,
+        1,
+      )
       if (load.kind !== 'request')
         throw new Error(`${scenario.id}: the limit server serves single requests`)
       return load

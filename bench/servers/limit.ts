@@ -14,6 +14,11 @@ import pg from 'pg'
  * but the prepared statements. Written for `npm run bench` only; the bench compares its
  * answers with Portico's on a sample before measuring, so it cannot do less.
  *
+ * It also answers the refresh-token grant as Portico must: the form read, the client and the
+ * presented refresh token (with its grant and person) in one read, the same checks, two new
+ * 256-bit tokens, and the rotation with the new tokens and the grant's use written as one
+ * atomic step: one statement on PostgreSQL (as Portico writes it), one transaction on SQLite.
+ *
  * Usage: node limit.js <port> <database url> <issuer>; prints {"listening": url}.
  */
 
@@ -30,6 +35,25 @@ interface Store {
   countEvents(): Promise<number>
   tickets(eventIds: readonly string[]): Promise<Row[]>
   sold(eventIds: readonly string[]): Promise<Row[]>
+  /** The client, and the refresh token with its grant and person (left-joined). */
+  clientWithRefresh(tokenDigest: string, clientId: string): Promise<Row | undefined>
+  /** Rotates, stores the new tokens and records the grant's use; false: already rotated. */
+  rotate(write: Rotation): Promise<boolean>
+}
+
+/** A refresh's write: the rotated token, the new access and refresh tokens, the grant. */
+interface Rotation {
+  readonly now: number
+  readonly rotates: string
+  readonly grantId: string
+  readonly clientId: string
+  readonly userId: string
+  readonly audience: string
+  readonly scope: string
+  readonly accessDigest: string
+  readonly accessExpires: number
+  readonly refreshDigest: string
+  readonly refreshExpires: number
 }
 
 const LIVE_TOKEN = `select u.id, u.email, u.name, u.role, u.locale, u.timezone, u.avatar_url, u.bio,
@@ -55,7 +79,47 @@ const SQL = {
   eventBySlug: 'select * from events where slug = $1',
   events: 'select * from events order by starts_at desc, id desc limit $1',
   countEvents: 'select count(*) as n from events',
+  clientWithRefresh: `select c.client_id, c.token_endpoint_auth_method, c.grant_types,
+    r.token_digest as r_token_digest, r.client_id as r_client_id, r.scope as r_scope,
+    r.expires_at as r_expires_at, r.rotated_at as r_rotated_at,
+    g.id as g_id, g.user_id as g_user_id, g.resource as g_resource, g.created_at as g_created_at,
+    g.expires_at as g_expires_at, g.revoked_at as g_revoked_at,
+    u.status as u_status, u.disabled_at as u_disabled_at
+    from clients c
+    left join refresh_tokens r on r.token_digest = $1
+    left join grants g on g.id = r.grant_id
+    left join users u on u.id = g.user_id
+    where c.client_id = $2`,
 } as const
+
+/** SQLite's rotation: one transaction of these four (Portico's storeInTransaction). */
+const SQLITE_ROTATION = {
+  rotate: 'update refresh_tokens set rotated_at = ? where token_digest = ? and rotated_at is null',
+  access: `insert into access_tokens
+    (token_digest, grant_id, client_id, user_id, scope, audience, created_at, expires_at)
+    values (?, ?, ?, ?, ?, ?, ?, ?)`,
+  refresh: `insert into refresh_tokens
+    (token_digest, grant_id, client_id, scope, created_at, expires_at, rotated_at)
+    values (?, ?, ?, ?, ?, ?, null)`,
+  grant: 'update grants set last_used_at = ?, expires_at = max(expires_at, ?) where id = ?',
+} as const
+
+/** PostgreSQL's rotation: one statement, as Portico's storeInOneStatement writes it. */
+const POSTGRES_ROTATION = `with go as (
+    update refresh_tokens set rotated_at = $1::bigint
+    where token_digest = $2 and rotated_at is null returning 1),
+  new_access as (
+    insert into access_tokens
+      (token_digest, grant_id, client_id, user_id, scope, audience, created_at, expires_at)
+    select $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $1::bigint, $9::bigint
+    from go),
+  new_refresh as (
+    insert into refresh_tokens (token_digest, grant_id, client_id, scope, created_at, expires_at)
+    select $10::text, $4::text, $5::text, $7::text, $1::bigint, $11::bigint from go)
+  update grants set last_used_at = $1::bigint,
+    expires_at = greatest(expires_at, $12::bigint)
+  where id = $4 and exists (select 1 from go)
+  returning id`
 
 const placeholders = (count: number) =>
   Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ')
@@ -91,6 +155,25 @@ function sqliteStore(file: string): Store {
   const tickets = byCount(ticketsSql)
   const sold = byCount(soldSql)
   const count = (statement: BetterSqlite3.Statement) => Number((statement.get() as { n: number }).n)
+  const write = Object.fromEntries(
+    Object.entries(SQLITE_ROTATION).map(([name, text]) => [name, db.prepare(text)]),
+  ) as Record<keyof typeof SQLITE_ROTATION, BetterSqlite3.Statement>
+  const rotation = db.transaction((w: Rotation): boolean => {
+    if (write.rotate.run(w.now, w.rotates).changes === 0) return false
+    write.access.run(
+      w.accessDigest,
+      w.grantId,
+      w.clientId,
+      w.userId,
+      w.scope,
+      w.audience,
+      w.now,
+      w.accessExpires,
+    )
+    write.refresh.run(w.refreshDigest, w.grantId, w.clientId, w.scope, w.now, w.refreshExpires)
+    write.grant.run(w.now, Math.max(w.accessExpires, w.refreshExpires), w.grantId)
+    return true
+  })
   return {
     liveToken: async (digest, now) => s.liveToken.get(digest, now) as Row | undefined,
     course: async (column, key, visible) =>
@@ -110,6 +193,9 @@ function sqliteStore(file: string): Store {
     countEvents: async () => count(s.countEvents),
     tickets: async (ids) => tickets(ids.length).all(...ids) as Row[],
     sold: async (ids) => sold(ids.length).all(...ids) as Row[],
+    clientWithRefresh: async (digest, clientId) =>
+      s.clientWithRefresh.get(digest, clientId) as Row | undefined,
+    rotate: async (w) => rotation(w),
   }
 }
 
@@ -148,6 +234,24 @@ function postgresStore(url: string): Store {
     countEvents: () => count('countEvents'),
     tickets: (ids) => query(`tickets${ids.length}`, ticketsSql(ids.length), [...ids]),
     sold: (ids) => query(`sold${ids.length}`, soldSql(ids.length), [...ids]),
+    clientWithRefresh: (digest, clientId) => one('clientWithRefresh', [digest, clientId]),
+    rotate: async (w) =>
+      (
+        await query('rotation', POSTGRES_ROTATION, [
+          w.now,
+          w.rotates,
+          w.accessDigest,
+          w.grantId,
+          w.clientId,
+          w.userId,
+          w.scope,
+          w.audience,
+          w.accessExpires,
+          w.refreshDigest,
+          w.refreshExpires,
+          Math.max(w.accessExpires, w.refreshExpires),
+        ])
+      ).length > 0,
   }
 }
 
@@ -480,6 +584,142 @@ async function answer(store: Store, request: IncomingMessage, issuer: string): P
   throw new Refusal(404, 'not_found', 'not served by the limit server')
 }
 
+// —— the refresh-token grant ——
+
+const TOKEN_PATH = '/api/oauth/token'
+/** Portico's default lifetimes (src/config.ts), which the bench leaves as they are. */
+const ACCESS_TOKEN_MS = 3600 * 1000
+const REFRESH_TOKEN_MS = 30 * 86400 * 1000
+const GRANT_MAXIMUM_MS = 90 * 86400 * 1000
+/** The token endpoint's body limit (Portico's BODY_LIMIT). */
+const FORM_LIMIT = 64 * 1024
+
+class OAuthRefusal {
+  readonly status: number
+  readonly error: string
+  readonly description: string
+  constructor(status: number, error: string, description: string) {
+    this.status = status
+    this.error = error
+    this.description = description
+  }
+}
+
+function readForm(request: IncomingMessage): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+      request.resume()
+      reject(new OAuthRefusal(400, 'invalid_request', 'the body must be a form'))
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= FORM_LIMIT) chunks.push(chunk)
+    })
+    request.on('end', () => {
+      if (size > FORM_LIMIT) reject(new OAuthRefusal(413, 'invalid_request', 'too large'))
+      else resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8')))
+    })
+    request.on('error', reject)
+  })
+}
+
+const REFRESH_REFUSED = 'the refresh token is invalid, expired, revoked or already used'
+
+/** A 256-bit token as Portico cuts it: prefix, underscore, 43 base64url characters. */
+function newToken(prefix: string): string {
+  if (used + 32 > pool.length) {
+    pool = randomBytes(4096)
+    used = 0
+  }
+  used += 32
+  return `${prefix}_${pool.toString('base64url', used - 32, used)}`
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
+
+async function refresh(store: Store, request: IncomingMessage): Promise<string> {
+  const form = await readForm(request)
+  if (form.get('grant_type') !== 'refresh_token')
+    throw new OAuthRefusal(400, 'unsupported_grant_type', 'refresh_token only')
+  const clientId = form.get('client_id')
+  const presented = form.get('refresh_token')
+  if (!clientId) throw new OAuthRefusal(401, 'invalid_client', 'client_id is missing')
+  if (!presented) throw new OAuthRefusal(400, 'invalid_request', 'refresh_token is missing')
+  const rotates = sha256(presented)
+  const now = Date.now()
+  const row = await store.clientWithRefresh(rotates, clientId)
+  // Only public clients are served here (the bench's is one).
+  if (row?.token_endpoint_auth_method !== 'none')
+    throw new OAuthRefusal(401, 'invalid_client', 'client authentication failed')
+  if (!String(row.grant_types).includes('refresh_token'))
+    throw new OAuthRefusal(400, 'unauthorized_client', 'the client may not refresh')
+  if (
+    row.r_token_digest === null ||
+    row.r_client_id !== clientId ||
+    row.g_revoked_at !== null ||
+    row.r_rotated_at !== null ||
+    Number(row.r_expires_at) <= now ||
+    Number(row.g_expires_at) <= now ||
+    Number(row.g_created_at) + GRANT_MAXIMUM_MS <= now ||
+    row.u_status !== 'active' ||
+    row.u_disabled_at !== null
+  )
+    throw new OAuthRefusal(400, 'invalid_grant', REFRESH_REFUSED)
+  const scope = row.r_scope as string
+  const accessToken = newToken('pat')
+  const refreshToken = newToken('prt')
+  const accessExpires = now + ACCESS_TOKEN_MS
+  const stored = await store.rotate({
+    now,
+    rotates,
+    grantId: row.g_id as string,
+    clientId,
+    userId: row.g_user_id as string,
+    audience: row.g_resource as string,
+    scope,
+    accessDigest: sha256(accessToken),
+    accessExpires,
+    refreshDigest: sha256(refreshToken),
+    refreshExpires: Math.min(now + REFRESH_TOKEN_MS, Number(row.g_created_at) + GRANT_MAXIMUM_MS),
+  })
+  if (!stored) throw new OAuthRefusal(400, 'invalid_grant', REFRESH_REFUSED)
+  return JSON.stringify({
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_MS / 1000,
+    scope,
+    refresh_token: refreshToken,
+  })
+}
+
+function sendToken(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, {
+    'x-request-id': requestId(),
+    ...COMMON,
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+  })
+  response.end(body)
+}
+
+function refuseToken(response: ServerResponse, error: unknown): void {
+  if (!(error instanceof OAuthRefusal)) console.error(error)
+  const refusal =
+    error instanceof OAuthRefusal
+      ? error
+      : new OAuthRefusal(500, 'server_error', 'the limit server failed')
+  sendToken(
+    response,
+    refusal.status,
+    JSON.stringify({ error: refusal.error, error_description: refusal.description }),
+  )
+}
+
 // —— the server ——
 
 const [portArg, databaseUrl, issuer] = process.argv.slice(2)
@@ -552,6 +792,13 @@ function refuse(response: ServerResponse, error: unknown): void {
 }
 
 const server = createServer((request, response) => {
+  if (request.method === 'POST' && request.url === TOKEN_PATH) {
+    refresh(store, request).then(
+      (body) => sendToken(response, 200, body),
+      (error: unknown) => refuseToken(response, error),
+    )
+    return
+  }
   request.resume()
   answer(store, request, issuer).then(
     (result) => send(request, response, result),

@@ -1,13 +1,16 @@
 import type { Config } from '../../config.js'
 import { type RunningServer, startServer } from '../../main.js'
 import { ensureSchoolAndOwner, type FirstStart } from '../../people/first-start.js'
+import { createLogger, gatheredStdout } from '../../platform/logger.js'
 import type { Args } from '../args.js'
 
 /** After the grace, how long closing may still take before the process ends regardless. */
 const LAST_RESORT_MS = 5_000
 
 export async function serve(_args: Args, config: Config): Promise<number> {
-  const server = await startServer(config)
+  const server = await startServer(config, {
+    logger: createLogger(config.logLevel, gatheredStdout()),
+  })
   const log = server.deps.logger
   // Listening for signals before anything is announced: whoever sees the announcement and
   // stops the server at once gets a clean shutdown, not the default kill.
@@ -28,6 +31,8 @@ export async function serve(_args: Args, config: Config): Promise<number> {
     },
     'portico is listening',
   )
+  // Whoever waits for the announcement sees it now, not once enough lines have gathered.
+  log.flush()
   // Straight to stdout, never through the log: the password must not reach log storage.
   if (firstStart) process.stdout.write(firstStartBlock(firstStart, config.issuer))
   else if (process.stdout.isTTY) process.stdout.write(whereToStartBlock(config.issuer))
