@@ -32,6 +32,15 @@ process.on('message', (message: ToLoader) => {
 })
 process.on('disconnect', () => process.exit(0))
 
+/**
+ * A pause before each phase: autocannon ends a phase by dropping the requests still in
+ * flight, which the server finishes after it. Without the pause they would overlap the next
+ * phase, counted in its CPU, and (for sign-ins, whose throttle holds a unit of budget per
+ * attempt in flight) push one account past 10 attempts at once from one address.
+ */
+const SETTLE_MS = 250
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, SETTLE_MS))
+
 async function runJob(id: number, job: LoadJob): Promise<LoadResult> {
   const state: JobState = {
     next: 0,
@@ -39,8 +48,10 @@ async function runJob(id: number, job: LoadJob): Promise<LoadResult> {
   }
   const harvest: string[] = []
   const warm = new Tally(harvest)
+  await settle()
   if (job.warmupSeconds > 0 && job.amount === undefined) {
     await phase(job, warm, state, { duration: job.warmupSeconds })
+    await settle()
   }
   await new Promise<void>((resolve) => {
     waiting.set(id, resolve)

@@ -410,7 +410,7 @@ function estimateSeconds(scenarios: readonly Scenario[], options: Options): numb
   const measurements = scenarios.reduce((n, s) => n + s.servers.length, 0)
   const pools = scenarios.filter((s) => s.pool).reduce((n, s) => n + s.servers.length, 0)
   return (
-    options.rounds * (measurements * (options.warmup + options.duration + 0.3) + pools * 10) + 20
+    options.rounds * (measurements * (options.warmup + options.duration + 0.8) + pools * 10) + 20
   )
 }
 
