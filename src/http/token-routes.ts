@@ -89,7 +89,7 @@ export const tokenRoutes: RouteModule = {
             guessed = true
           })
         } finally {
-          if (!guessed) await refundInvalidGrant(deps, request, now)
+          if (!guessed) await releaseInvalidGrant(deps, request, now)
         }
       },
     )
@@ -141,7 +141,8 @@ export const tokenRoutes: RouteModule = {
  * Token requests per client_id and client address per minute, counted before anything is
  * looked up, so guessing codes or refresh tokens is bounded too. The limit is generous:
  * a busy client refreshes far less often. Each request also reserves one unit of the
- * invalid_grant budget atomically; the caller refunds it unless the request was a guess.
+ * invalid_grant budget atomically; the caller releases it unless the request was a guess
+ * (a refused request's unit is refunded here, at once).
  */
 async function limitTokenRequests(
   deps: AppDeps,
@@ -189,6 +190,20 @@ const INVALID_GRANT_BUCKET = 'token-invalid-grant'
 /** The refusals that only a guess earns: the presented code or refresh token does not exist. */
 export function isGuess(reason: RefusalReason): boolean {
   return reason === 'unknown_code' || reason === 'unknown_refresh_token'
+}
+
+/**
+ * Gives back the unit of a request that was allowed and turned out to be no guess. The
+ * database's rate limiter keeps it for the same client's next request from this address:
+ * a busy client costs no write per request for this budget (see rate-limits.ts).
+ */
+async function releaseInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
+  await deps.rateLimiter.release(
+    INVALID_GRANT_BUCKET,
+    tokenSubject(request),
+    INVALID_GRANT_WINDOW_MS,
+    now,
+  )
 }
 
 async function refundInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {

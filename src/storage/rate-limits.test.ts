@@ -61,3 +61,57 @@ describe('database rate limits: hits held in memory far from a generous limit', 
     expect((await limiter.peek('t', 's', 6, 60_000, NOW)).allowed).toBe(true)
   })
 })
+
+describe('database rate limits: released units of a reserved budget', () => {
+  let database: Database
+  let limiter: RateLimiter
+  let other: RateLimiter
+  beforeEach(async () => {
+    database = openDatabase({ dialect: 'sqlite', file: ':memory:' })
+    await migrate(database, 0)
+    limiter = createDatabaseRateLimiter(database.db)
+    other = createDatabaseRateLimiter(database.db)
+  })
+  afterEach(async () => {
+    await limiter.close()
+    await other.close()
+    await database.close()
+  })
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+  it('a released unit serves the next reservation here without a write, and is given back within 100 ms', async () => {
+    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    await limiter.release('b', 's', 60_000, NOW)
+    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    expect(await stored(database)).toBe(1)
+    await limiter.release('b', 's', 60_000, NOW)
+    expect(await stored(database)).toBe(1)
+    await wait(250)
+    expect(await stored(database)).toBe(0)
+  })
+
+  it('never lets more units be in use than the limit, on one instance or two', async () => {
+    // Three in use (two here, one there), then one released here: spare, still counted.
+    for (const at of [limiter, limiter, other])
+      expect((await at.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    await limiter.release('b', 's', 60_000, NOW)
+    // The other instance sees the spare unit counted, and is refused: stricter, not looser.
+    const refused = await other.reserve('b', 's', 3, 60_000, NOW)
+    expect(refused.allowed).toBe(false)
+    await other.refund('b', 's', 60_000, NOW)
+    // Here the spare unit is taken: three in use again, none more.
+    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(false)
+    await limiter.refund('b', 's', 60_000, NOW)
+    expect(await stored(database)).toBe(3)
+  })
+
+  it('a unit released in one window does not serve the next window', async () => {
+    expect((await limiter.reserve('b', 's', 1, 60_000, NOW)).allowed).toBe(true)
+    await limiter.release('b', 's', 60_000, NOW)
+    expect((await limiter.reserve('b', 's', 1, 60_000, NOW + 60_000)).allowed).toBe(true)
+    expect(await stored(database)).toBe(2)
+    await limiter.close()
+    expect(await stored(database)).toBe(1)
+  })
+})

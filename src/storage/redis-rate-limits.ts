@@ -68,18 +68,22 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     return { allowed: n <= limit, retryAfter: window.retryAfter }
   }
 
+  async function refund(bucket: string, subject: string, windowMs: number, now: number) {
+    const window = windowOf(now, windowMs)
+    try {
+      await redis.eval(REFUND, 1, `${bucket}:${window.start}:${subject}`)
+    } catch (error) {
+      throw new StorageUnavailable('redis did not refund the request', { cause: error })
+    }
+  }
+
   return {
     hit,
     // INCR is atomic and nothing is held in memory: every hit is already a reservation.
     reserve: hit,
-    async refund(bucket, subject, windowMs, now) {
-      const window = windowOf(now, windowMs)
-      try {
-        await redis.eval(REFUND, 1, `${bucket}:${window.start}:${subject}`)
-      } catch (error) {
-        throw new StorageUnavailable('redis did not refund the request', { cause: error })
-      }
-    },
+    refund,
+    // Redis answers in memory: a released unit is simply given back at once.
+    release: refund,
     async peek(bucket, subject, limit, windowMs, now) {
       const window = windowOf(now, windowMs)
       let value: string | null
