@@ -47,11 +47,10 @@ const MOST_WAITING_BYTES = 16 * 1024 * 1024
 /**
  * Standard output for a running server's log: lines gathered up to 8 KB, or for a quarter of
  * a second at most, and written together, still asynchronously: a stalled reader of the log
- * never blocks a request (nor holds more than 16 MB). Writing each request's line on its own handed every line to
- * libuv's thread pool and cost a tenth of a single-record API read's CPU (npm run bench,
- * profiled: the write alone was 9 % of the GET of one course). pino writes out what is
- * gathered when the process exits, a crash included; a kill -9 or a power cut loses at most
- * the last quarter second.
+ * never blocks a request (nor holds more than 16 MB). Written one by one, each request's
+ * line was its own write through libuv's thread pool: 9 % of the CPU of a GET of one course
+ * (npm run bench, profiled). pino writes out what is gathered when the process exits, a
+ * crash included; a kill -9 or a power cut loses at most the last quarter second.
  */
 export function gatheredStdout(): DestinationStream {
   return pino.destination({

@@ -251,7 +251,7 @@ const SPARE_MS = 100
  * Units of reserved budgets that were allowed, then released (what they paid for did not
  * count), while the database still counts them. The next reservation of the same counter on
  * this instance takes one of them instead of writing: the shared count stays as it was, so
- * the bound holds. Whatever is not taken is given back in one statement within 100 ms. A
+ * the bound holds. Whatever is not taken is given back within 100 ms (one update a counter). A
  * client that asks for tokens again and again from one address (an integration refreshing
  * its people's tokens) costs one write per 100 ms instead of two per request (npm run
  * bench: a refresh was two writes and a read more than the limit server's).
