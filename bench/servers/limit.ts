@@ -594,22 +594,11 @@ const GRANT_MAXIMUM_MS = 90 * 86400 * 1000
 /** The token endpoint's body limit (Portico's BODY_LIMIT). */
 const FORM_LIMIT = 64 * 1024
 
-class OAuthRefusal {
-  readonly status: number
-  readonly error: string
-  readonly description: string
-  constructor(status: number, error: string, description: string) {
-    this.status = status
-    this.error = error
-    this.description = description
-  }
-}
-
 function readForm(request: IncomingMessage): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {
     if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
       request.resume()
-      reject(new OAuthRefusal(400, 'invalid_request', 'the body must be a form'))
+      reject(new Refusal(400, 'invalid_request', 'the body must be a form'))
       return
     }
     const chunks: Buffer[] = []
@@ -619,7 +608,7 @@ function readForm(request: IncomingMessage): Promise<URLSearchParams> {
       if (size <= FORM_LIMIT) chunks.push(chunk)
     })
     request.on('end', () => {
-      if (size > FORM_LIMIT) reject(new OAuthRefusal(413, 'invalid_request', 'too large'))
+      if (size > FORM_LIMIT) reject(new Refusal(413, 'invalid_request', 'too large'))
       else resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8')))
     })
     request.on('error', reject)
@@ -629,33 +618,26 @@ function readForm(request: IncomingMessage): Promise<URLSearchParams> {
 const REFRESH_REFUSED = 'the refresh token is invalid, expired, revoked or already used'
 
 /** A 256-bit token as Portico cuts it: prefix, underscore, 43 base64url characters. */
-function newToken(prefix: string): string {
-  if (used + 32 > pool.length) {
-    pool = randomBytes(4096)
-    used = 0
-  }
-  used += 32
-  return `${prefix}_${pool.toString('base64url', used - 32, used)}`
-}
+const newToken = (prefix: string) => `${prefix}_${randomBase64url(32)}`
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url')
 
 async function refresh(store: Store, request: IncomingMessage): Promise<string> {
   const form = await readForm(request)
   if (form.get('grant_type') !== 'refresh_token')
-    throw new OAuthRefusal(400, 'unsupported_grant_type', 'refresh_token only')
+    throw new Refusal(400, 'unsupported_grant_type', 'refresh_token only')
   const clientId = form.get('client_id')
   const presented = form.get('refresh_token')
-  if (!clientId) throw new OAuthRefusal(401, 'invalid_client', 'client_id is missing')
-  if (!presented) throw new OAuthRefusal(400, 'invalid_request', 'refresh_token is missing')
+  if (!clientId) throw new Refusal(401, 'invalid_client', 'client_id is missing')
+  if (!presented) throw new Refusal(400, 'invalid_request', 'refresh_token is missing')
   const rotates = sha256(presented)
   const now = Date.now()
   const row = await store.clientWithRefresh(rotates, clientId)
   // Only public clients are served here (the bench's is one).
   if (row?.token_endpoint_auth_method !== 'none')
-    throw new OAuthRefusal(401, 'invalid_client', 'client authentication failed')
+    throw new Refusal(401, 'invalid_client', 'client authentication failed')
   if (!String(row.grant_types).includes('refresh_token'))
-    throw new OAuthRefusal(400, 'unauthorized_client', 'the client may not refresh')
+    throw new Refusal(400, 'unauthorized_client', 'the client may not refresh')
   if (
     row.r_token_digest === null ||
     row.r_client_id !== clientId ||
@@ -667,7 +649,7 @@ async function refresh(store: Store, request: IncomingMessage): Promise<string> 
     row.u_status !== 'active' ||
     row.u_disabled_at !== null
   )
-    throw new OAuthRefusal(400, 'invalid_grant', REFRESH_REFUSED)
+    throw new Refusal(400, 'invalid_grant', REFRESH_REFUSED)
   const scope = row.r_scope as string
   const accessToken = newToken('pat')
   const refreshToken = newToken('prt')
@@ -685,7 +667,7 @@ async function refresh(store: Store, request: IncomingMessage): Promise<string> 
     refreshDigest: sha256(refreshToken),
     refreshExpires: Math.min(now + REFRESH_TOKEN_MS, Number(row.g_created_at) + GRANT_MAXIMUM_MS),
   })
-  if (!stored) throw new OAuthRefusal(400, 'invalid_grant', REFRESH_REFUSED)
+  if (!stored) throw new Refusal(400, 'invalid_grant', REFRESH_REFUSED)
   return JSON.stringify({
     access_token: accessToken,
     token_type: 'Bearer',
@@ -707,16 +689,13 @@ function sendToken(response: ServerResponse, status: number, body: string): void
   response.end(body)
 }
 
+/** A refusal as the token endpoint words it (RFC 6749 §5.2): `error`, `error_description`. */
 function refuseToken(response: ServerResponse, error: unknown): void {
-  if (!(error instanceof OAuthRefusal)) console.error(error)
-  const refusal =
-    error instanceof OAuthRefusal
-      ? error
-      : new OAuthRefusal(500, 'server_error', 'the limit server failed')
+  const refusal = refusalOf(error, 'server_error')
   sendToken(
     response,
     refusal.status,
-    JSON.stringify({ error: refusal.error, error_description: refusal.description }),
+    JSON.stringify({ error: refusal.code, error_description: refusal.detail }),
   )
 }
 
@@ -730,17 +709,18 @@ const store = databaseUrl.startsWith('postgres')
   ? postgresStore(databaseUrl)
   : sqliteStore(databaseUrl.replace(/^sqlite:/, ''))
 
-/** Random bytes drawn 4 KiB at a time and each used once, as Portico cuts its ids. */
+/** `n` random bytes as base64url, drawn 4 KiB at a time and each used once, as Portico does. */
 let pool = randomBytes(4096)
 let used = 0
-function requestId(): string {
-  if (used + 16 > pool.length) {
+function randomBase64url(n: number): string {
+  if (used + n > pool.length) {
     pool = randomBytes(4096)
     used = 0
   }
-  used += 16
-  return `req_${pool.toString('base64url', used - 16, used)}`
+  used += n
+  return pool.toString('base64url', used - n, used)
 }
+const requestId = () => `req_${randomBase64url(16)}`
 
 const COMMON = {
   'x-content-type-options': 'nosniff',
@@ -772,10 +752,15 @@ function send(request: IncomingMessage, response: ServerResponse, result: Answer
   response.end(result.json)
 }
 
+/** What was refused, or a 500 for anything thrown that was no refusal (logged). */
+function refusalOf(error: unknown, code: string): Refusal {
+  if (error instanceof Refusal) return error
+  console.error(error)
+  return new Refusal(500, code, 'the limit server failed')
+}
+
 function refuse(response: ServerResponse, error: unknown): void {
-  const refusal =
-    error instanceof Refusal ? error : new Refusal(500, 'internal', 'the limit server failed')
-  if (!(error instanceof Refusal)) console.error(error)
+  const refusal = refusalOf(error, 'internal')
   const body = JSON.stringify({
     type: 'about:blank',
     status: refusal.status,

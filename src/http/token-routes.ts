@@ -80,7 +80,8 @@ export const tokenRoutes: RouteModule = {
       { config: { family: 'oauth' }, onRequest: requireForm },
       async (request, reply) => {
         const now = deps.clock.now()
-        await limitTokenRequests(deps, request, now)
+        const subject = tokenSubject(request)
+        await limitTokenRequests(deps, subject, now)
         // The request holds one unit of the invalid_grant budget until it is known not to be
         // a guess: of a concurrent burst of guesses, at most the limit are even tried.
         let guessed = false
@@ -89,7 +90,7 @@ export const tokenRoutes: RouteModule = {
             guessed = true
           })
         } finally {
-          if (!guessed) await releaseInvalidGrant(deps, request, now)
+          if (!guessed) await giveBackInvalidGrant(deps, subject, now, true)
         }
       },
     )
@@ -141,15 +142,9 @@ export const tokenRoutes: RouteModule = {
  * Token requests per client_id and client address per minute, counted before anything is
  * looked up, so guessing codes or refresh tokens is bounded too. The limit is generous:
  * a busy client refreshes far less often. Each request also reserves one unit of the
- * invalid_grant budget atomically; the caller releases it unless the request was a guess
- * (a refused request's unit is refunded here, at once).
+ * invalid_grant budget atomically; the caller gives it back unless the request was a guess.
  */
-async function limitTokenRequests(
-  deps: AppDeps,
-  request: FastifyRequest,
-  now: number,
-): Promise<void> {
-  const subject = tokenSubject(request)
+async function limitTokenRequests(deps: AppDeps, subject: string, now: number): Promise<void> {
   const [verdict, refused] = await Promise.all([
     deps.rateLimiter.hit('token', subject, deps.config.tokenRateLimit, 60_000, now),
     deps.rateLimiter.reserve(
@@ -162,7 +157,7 @@ async function limitTokenRequests(
   ])
   if (!verdict.allowed || !refused.allowed) {
     // A refused request tried nothing: its reservation goes back.
-    await refundInvalidGrant(deps, request, now)
+    await giveBackInvalidGrant(deps, subject, now, refused.allowed)
     throw new OAuthError(
       'slow_down',
       verdict.allowed
@@ -193,23 +188,20 @@ export function isGuess(reason: RefusalReason): boolean {
 }
 
 /**
- * Gives back the unit of a request that was allowed and turned out to be no guess. The
- * database's rate limiter keeps it for the same client's next request from this address:
- * a busy client costs no write per request for this budget (see rate-limits.ts).
+ * Gives back a request's unit of the invalid_grant budget: released when its reservation was
+ * allowed (the database's rate limiter keeps it for the same client's next request from this
+ * address, so a busy client costs no write per request for this budget; see
+ * rate-limits.ts), refunded at once when it was refused.
  */
-async function releaseInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
-  await deps.rateLimiter.release(
+async function giveBackInvalidGrant(
+  deps: AppDeps,
+  subject: string,
+  now: number,
+  reservationAllowed: boolean,
+): Promise<void> {
+  await deps.rateLimiter[reservationAllowed ? 'release' : 'refund'](
     INVALID_GRANT_BUCKET,
-    tokenSubject(request),
-    INVALID_GRANT_WINDOW_MS,
-    now,
-  )
-}
-
-async function refundInvalidGrant(deps: AppDeps, request: FastifyRequest, now: number) {
-  await deps.rateLimiter.refund(
-    INVALID_GRANT_BUCKET,
-    tokenSubject(request),
+    subject,
     INVALID_GRANT_WINDOW_MS,
     now,
   )

@@ -10,108 +10,97 @@ async function stored(database: Database): Promise<number> {
   return rows.reduce((sum, r) => sum + Number(r.count), 0)
 }
 
-describe('database rate limits: hits held in memory far from a generous limit', () => {
-  let database: Database
-  let limiter: RateLimiter
+/** A fresh in-memory database per test, with two limiters on it: two instances. */
+function useLimiters() {
+  const t = {} as { database: Database; limiter: RateLimiter; other: RateLimiter }
   beforeEach(async () => {
-    database = openDatabase({ dialect: 'sqlite', file: ':memory:' })
-    await migrate(database, 0)
-    limiter = createDatabaseRateLimiter(database.db)
+    t.database = openDatabase({ dialect: 'sqlite', file: ':memory:' })
+    await migrate(t.database, 0)
+    t.limiter = createDatabaseRateLimiter(t.database.db)
+    t.other = createDatabaseRateLimiter(t.database.db)
   })
   afterEach(async () => {
-    await limiter.close()
-    await database.close()
+    await t.limiter.close()
+    await t.other.close()
+    await t.database.close()
   })
+  return t
+}
+
+describe('database rate limits: hits held in memory far from a generous limit', () => {
+  const t = useLimiters()
 
   it('counts exactly: a limit of 1000 allows 1000 hits, then refuses', async () => {
     const verdicts = []
-    for (let i = 0; i < 1005; i++) verdicts.push(await limiter.hit('t', 's', 1000, 60_000, NOW))
+    for (let i = 0; i < 1005; i++) verdicts.push(await t.limiter.hit('t', 's', 1000, 60_000, NOW))
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(1000)
     expect(verdicts.slice(1000).every((v) => !v.allowed)).toBe(true)
-    await limiter.close()
-    expect(await stored(database)).toBe(1005)
+    await t.limiter.close()
+    expect(await stored(t.database)).toBe(1005)
   })
 
   it('writes the first hit of a counter at once, and held ones within 100 ms', async () => {
-    await limiter.hit('t', 's', 1000, 60_000, NOW)
-    expect(await stored(database)).toBe(1)
-    for (let i = 0; i < 5; i++) await limiter.hit('t', 's', 1000, 60_000, NOW)
-    expect(await stored(database)).toBe(1)
+    await t.limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect(await stored(t.database)).toBe(1)
+    for (let i = 0; i < 5; i++) await t.limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect(await stored(t.database)).toBe(1)
     await new Promise((resolve) => setTimeout(resolve, 250))
-    expect(await stored(database)).toBe(6)
+    expect(await stored(t.database)).toBe(6)
   })
 
   it('holds nothing for a small limit: every hit is written and decided on the shared count', async () => {
-    const other = createDatabaseRateLimiter(database.db)
-    try {
-      for (let i = 0; i < 60; i++) {
-        const verdict = await (i % 2 ? other : limiter).hit('t', 's', 60, 60_000, NOW)
-        expect(verdict.allowed).toBe(true)
-        expect(await stored(database)).toBe(i + 1)
-      }
-      expect((await limiter.hit('t', 's', 60, 60_000, NOW)).allowed).toBe(false)
-    } finally {
-      await other.close()
+    for (let i = 0; i < 60; i++) {
+      const verdict = await (i % 2 ? t.other : t.limiter).hit('t', 's', 60, 60_000, NOW)
+      expect(verdict.allowed).toBe(true)
+      expect(await stored(t.database)).toBe(i + 1)
     }
+    expect((await t.limiter.hit('t', 's', 60, 60_000, NOW)).allowed).toBe(false)
   })
 
   it('peek includes the hits held here', async () => {
-    for (let i = 0; i < 5; i++) await limiter.hit('t', 's', 1000, 60_000, NOW)
-    expect((await limiter.peek('t', 's', 5, 60_000, NOW)).allowed).toBe(false)
-    expect((await limiter.peek('t', 's', 6, 60_000, NOW)).allowed).toBe(true)
+    for (let i = 0; i < 5; i++) await t.limiter.hit('t', 's', 1000, 60_000, NOW)
+    expect((await t.limiter.peek('t', 's', 5, 60_000, NOW)).allowed).toBe(false)
+    expect((await t.limiter.peek('t', 's', 6, 60_000, NOW)).allowed).toBe(true)
   })
 })
 
 describe('database rate limits: released units of a reserved budget', () => {
-  let database: Database
-  let limiter: RateLimiter
-  let other: RateLimiter
-  beforeEach(async () => {
-    database = openDatabase({ dialect: 'sqlite', file: ':memory:' })
-    await migrate(database, 0)
-    limiter = createDatabaseRateLimiter(database.db)
-    other = createDatabaseRateLimiter(database.db)
-  })
-  afterEach(async () => {
-    await limiter.close()
-    await other.close()
-    await database.close()
-  })
+  const t = useLimiters()
   const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
   it('a released unit serves the next reservation here without a write, and is given back within 100 ms', async () => {
-    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
-    await limiter.release('b', 's', 60_000, NOW)
-    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
-    expect(await stored(database)).toBe(1)
-    await limiter.release('b', 's', 60_000, NOW)
-    expect(await stored(database)).toBe(1)
+    expect((await t.limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    await t.limiter.release('b', 's', 60_000, NOW)
+    expect((await t.limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    expect(await stored(t.database)).toBe(1)
+    await t.limiter.release('b', 's', 60_000, NOW)
+    expect(await stored(t.database)).toBe(1)
     await wait(250)
-    expect(await stored(database)).toBe(0)
+    expect(await stored(t.database)).toBe(0)
   })
 
   it('never lets more units be in use than the limit, on one instance or two', async () => {
     // Three in use (two here, one there), then one released here: spare, still counted.
-    for (const at of [limiter, limiter, other])
+    for (const at of [t.limiter, t.limiter, t.other])
       expect((await at.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
-    await limiter.release('b', 's', 60_000, NOW)
-    // The other instance sees the spare unit counted, and is refused: stricter, not looser.
-    const refused = await other.reserve('b', 's', 3, 60_000, NOW)
+    await t.limiter.release('b', 's', 60_000, NOW)
+    // The t.other instance sees the spare unit counted, and is refused: stricter, not looser.
+    const refused = await t.other.reserve('b', 's', 3, 60_000, NOW)
     expect(refused.allowed).toBe(false)
-    await other.refund('b', 's', 60_000, NOW)
+    await t.other.refund('b', 's', 60_000, NOW)
     // Here the spare unit is taken: three in use again, none more.
-    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
-    expect((await limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(false)
-    await limiter.refund('b', 's', 60_000, NOW)
-    expect(await stored(database)).toBe(3)
+    expect((await t.limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(true)
+    expect((await t.limiter.reserve('b', 's', 3, 60_000, NOW)).allowed).toBe(false)
+    await t.limiter.refund('b', 's', 60_000, NOW)
+    expect(await stored(t.database)).toBe(3)
   })
 
   it('a unit released in one window does not serve the next window', async () => {
-    expect((await limiter.reserve('b', 's', 1, 60_000, NOW)).allowed).toBe(true)
-    await limiter.release('b', 's', 60_000, NOW)
-    expect((await limiter.reserve('b', 's', 1, 60_000, NOW + 60_000)).allowed).toBe(true)
-    expect(await stored(database)).toBe(2)
-    await limiter.close()
-    expect(await stored(database)).toBe(1)
+    expect((await t.limiter.reserve('b', 's', 1, 60_000, NOW)).allowed).toBe(true)
+    await t.limiter.release('b', 's', 60_000, NOW)
+    expect((await t.limiter.reserve('b', 's', 1, 60_000, NOW + 60_000)).allowed).toBe(true)
+    expect(await stored(t.database)).toBe(2)
+    await t.limiter.close()
+    expect(await stored(t.database)).toBe(1)
   })
 })
