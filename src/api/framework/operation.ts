@@ -36,7 +36,7 @@ export interface OperationResult {
   readonly status: number
   /** The JSON value answered; absent for 204. */
   readonly body?: unknown
-  /** The body already serialised as JSON (the ETag was computed over it); wins over `body`. */
+  /** The body already serialised as JSON (an ETag is computed over it); wins over `body`. */
   readonly json?: string
   /** A strong ETag of the body. */
   readonly etag?: string

@@ -8,7 +8,11 @@ import { projected } from './list-params.js'
 import { filledPath, type OperationInput, type OperationResult } from './operation.js'
 import { pathOf, type ResourceContext, type ResourceDefinition, viewOf } from './resource.js'
 import { createResourceStore, type ResourceDb, type ResourceStore, visibilityOf } from './store.js'
+import { type KeptView, tracked, ViewMemo } from './view-memo.js'
 import { parseWrite } from './write-input.js'
+
+/** Characters of rows and answers each resource keeps for {@link ViewMemo} (at most some 0.5 MB). */
+const VIEW_MEMO_BUDGET = 256_000
 
 /** A unique index refused a write that raced past the check before it. */
 function isUniqueViolation(error: unknown): boolean {
@@ -95,6 +99,19 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   /** The ETag of a record's full view, which If-Match is compared with. */
   const etagOfRow = (row: Row) => etagOf(viewOf(resource, row, true, deps))
 
+  const views = new ViewMemo(VIEW_MEMO_BUDGET)
+
+  /** A record's JSON: kept from an earlier answer while its row is the same. */
+  function serialised(row: Row, full: boolean, fields?: ReadonlySet<string>): KeptView {
+    const key = `${full ? 'full' : 'public'} ${fields ? [...fields].join(',') : ''} ${row.id}`
+    const kept = views.find(key, row)
+    if (kept) return kept
+    const seen = tracked(deps)
+    const made = { json: JSON.stringify(projected(viewOf(resource, row, full, seen.deps), fields)) }
+    if (!seen.readOther()) views.keep(key, row, made)
+    return made
+  }
+
   /**
    * One record as the answer (only the members `fields` selects, when given): serialised
    * once, for the ETag and the body alike, so that each projection has its own ETag.
@@ -105,11 +122,12 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
     full: boolean,
     fields?: ReadonlySet<string>,
   ): OperationResult {
-    const json = JSON.stringify(projected(viewOf(resource, row, full, deps), fields))
+    const view = serialised(row, full, fields)
+    view.etag ??= etagOfJson(view.json)
     return {
       status,
-      json,
-      etag: etagOfJson(json),
+      json: view.json,
+      etag: view.etag,
       headers: { 'cache-control': 'no-store', 'data-visibility': full ? 'full' : 'public' },
     }
   }
@@ -246,6 +264,7 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
     load,
     loadParent,
     etagOfRow,
+    serialised,
     answer,
     checkUnique,
     atomically,

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import type { AppDeps } from '../../app-deps.js'
+import { tracked, ViewMemo } from './view-memo.js'
+
+const view = (json: string) => ({ json, etag: `"${json.length}"` })
+
+describe('ViewMemo', () => {
+  it('finds an answer only for a row equal column for column', () => {
+    const memo = new ViewMemo(10_000)
+    const row = { id: 'crs_1', title: 'A', price: 100, open: true, subtitle: null }
+    memo.keep('full crs_1', row, view('{"a":1}'))
+    expect(memo.find('full crs_1', { ...row })?.json).toBe('{"a":1}')
+    expect(memo.find('public crs_1', { ...row })).toBeUndefined()
+    expect(memo.find('full crs_1', { ...row, title: 'B' })).toBeUndefined()
+    expect(memo.find('full crs_1', { ...row, price: '100' })).toBeUndefined()
+    expect(memo.find('full crs_1', { ...row, extra: 1 })).toBeUndefined()
+    expect(memo.find('full crs_1', { ...row, extra: undefined })).toBeUndefined()
+    const { subtitle: _gone, ...fewer } = row
+    expect(memo.find('full crs_1', fewer)).toBeUndefined()
+  })
+
+  it('keeps its own copy of the row', () => {
+    const memo = new ViewMemo(10_000)
+    const row: Record<string, unknown> = { id: 'crs_1', title: 'A' }
+    memo.keep('k', row, view('{}'))
+    row.title = 'B'
+    expect(memo.find('k', { id: 'crs_1', title: 'A' })).toBeDefined()
+    expect(memo.find('k', row)).toBeUndefined()
+  })
+
+  it('keeps nothing made from a row holding objects (what enrich loaded)', () => {
+    const memo = new ViewMemo(10_000)
+    const row = { id: 'evt_1', _tickets: [] }
+    memo.keep('k', row, view('{}'))
+    expect(memo.find('k', row)).toBeUndefined()
+  })
+
+  it('stays within its budget, the oldest answers going first', () => {
+    const memo = new ViewMemo(2_000)
+    const json = 'x'.repeat(90)
+    for (let i = 0; i < 20; i++) memo.keep(`k${i}`, { id: `r${i}` }, view(json))
+    const kept = Array.from({ length: 20 }, (_, i) => memo.find(`k${i}`, { id: `r${i}` }))
+    // 125 or 127 characters an answer (its row, key and ETag counted): the newest 15 fit.
+    expect(kept.map((found) => found?.json === json)).toEqual([
+      ...Array(5).fill(false),
+      ...Array(15).fill(true),
+    ])
+    // An answer bigger than an eighth of the budget is not kept at all.
+    memo.keep('big', { id: 'big' }, view('y'.repeat(300)))
+    expect(memo.find('big', { id: 'big' })).toBeUndefined()
+  })
+})
+
+describe('tracked', () => {
+  it('notes whether anything but the configuration was read', () => {
+    const deps = { config: { issuer: 'x' }, clock: { now: () => 1 } } as unknown as AppDeps
+    const onlyConfig = tracked(deps)
+    expect(onlyConfig.deps.config.issuer).toBe('x')
+    expect(onlyConfig.readOther()).toBe(false)
+    const clock = tracked(deps)
+    expect(clock.deps.clock.now()).toBe(1)
+    expect(clock.readOther()).toBe(true)
+  })
+})

@@ -1,0 +1,102 @@
+import type { AppDeps } from '../../app-deps.js'
+import type { Row } from './fields.js'
+
+/** A record's answer as it was serialised; its ETag is worked out when first asked for. */
+export interface KeptView {
+  readonly json: string
+  etag?: string
+}
+
+interface Kept {
+  readonly view: KeptView
+  readonly row: Row
+  readonly columns: number
+  readonly size: number
+}
+
+/**
+ * The serialised answers of one resource's records, kept while their rows stay the same.
+ *
+ * A record's JSON is a function of its row (with what `enrich` added to it), of the view
+ * (full or public, the `fields` chosen) and of the configuration, unless its `computed`
+ * members read anything else (the clock: a coupon's status, a file's signed link): such a
+ * view is never kept ({@link tracked}). Every request still reads the row, so its token,
+ * role, scope and the record's visibility are checked as before; only when the row read
+ * equals, column for column, the row a kept answer was made from is the projection, its
+ * `JSON.stringify` and the ETag's SHA-256 skipped: a conditional GET that matches is then
+ * the bearer check, one row read and a comparison, a page of a list the rows' reads and
+ * their answers joined (npm run bench: `conditional`, `courses`, `catalogue`).
+ *
+ * Bounded by the characters kept (rows and answers); the oldest answers go first.
+ */
+export class ViewMemo {
+  readonly #kept = new Map<string, Kept>()
+  #size = 0
+  readonly #budget: number
+
+  /** @param budget characters of rows and answers kept at most */
+  constructor(budget: number) {
+    this.#budget = budget
+  }
+
+  /** The answer kept under `key` when it was made from a row equal to `row`. */
+  find(key: string, row: Row): KeptView | undefined {
+    const kept = this.#kept.get(key)
+    return kept !== undefined && sameRow(kept.row, kept.columns, row) ? kept.view : undefined
+  }
+
+  /** Keeps an answer made from `row`, unless the row holds more than strings and numbers. */
+  keep(key: string, row: Row, view: KeptView): void {
+    let size = view.json.length + 29 + key.length
+    let columns = 0
+    for (const name in row) {
+      const value = row[name]
+      if (typeof value === 'string') size += value.length + name.length
+      else if (typeof value === 'number' || typeof value === 'boolean' || value === null)
+        size += 8 + name.length
+      else return
+      columns += 1
+    }
+    if (size > this.#budget / 8) return
+    this.#forget(key)
+    this.#kept.set(key, { view, row: { ...row }, columns, size })
+    this.#size += size
+    for (const [oldest] of this.#kept) {
+      if (this.#size <= this.#budget) break
+      this.#forget(oldest)
+    }
+  }
+
+  #forget(key: string): void {
+    const kept = this.#kept.get(key)
+    if (kept === undefined) return
+    this.#kept.delete(key)
+    this.#size -= kept.size
+  }
+}
+
+/** Whether `row` has exactly the columns and values of `kept` (which has `columns` of them). */
+function sameRow(kept: Row, columns: number, row: Row): boolean {
+  let seen = 0
+  for (const name in row) {
+    const value = row[name]
+    if (value === undefined || kept[name] !== value) return false
+    seen += 1
+  }
+  return seen === columns
+}
+
+/**
+ * `deps` as a view's `computed` members see it, noting whether they read anything but the
+ * configuration (which is the same for the life of the process).
+ */
+export function tracked(deps: AppDeps): { deps: AppDeps; readOther: () => boolean } {
+  let other = false
+  const seen = new Proxy(deps, {
+    get(target, name, receiver) {
+      if (name !== 'config') other = true
+      return Reflect.get(target, name, receiver)
+    },
+  })
+  return { deps: seen, readOther: () => other }
+}
