@@ -28,11 +28,35 @@ describe('ViewMemo', () => {
     expect(memo.find('k', row)).toBeUndefined()
   })
 
-  it('keeps nothing made from a row holding objects (what enrich loaded)', () => {
+  it('compares what enrich added (arrays and plain objects) value for value', () => {
     const memo = new ViewMemo(10_000)
-    const row = { id: 'evt_1', _tickets: [] }
-    memo.keep('k', row, view('{}'))
-    expect(memo.find('k', row)).toBeUndefined()
+    type Ticket = { id: string; price: { amount: number; currency: string }; left: unknown }
+    const tickets = (): [Ticket, ...Ticket[]] => [
+      { id: 'tkt_1', price: { amount: 100, currency: 'EUR' }, left: null },
+    ]
+    const row = { id: 'evt_1', _tickets: tickets(), _count: 3 }
+    memo.keep('k', row, view('{"e":1}'))
+    row._tickets[0].left = 2
+    expect(memo.find('k', { id: 'evt_1', _tickets: tickets(), _count: 3 })?.json).toBe('{"e":1}')
+    const changed = (change: (t: [Ticket, ...Ticket[]]) => unknown) => {
+      const t = tickets()
+      change(t)
+      return memo.find('k', { id: 'evt_1', _tickets: t, _count: 3 })
+    }
+    expect(changed((t) => (t[0].price.amount = 101))).toBeUndefined()
+    expect(changed((t) => t.push(t[0]))).toBeUndefined()
+    expect(changed((t) => Object.assign(t[0], { extra: 1 }))).toBeUndefined()
+    expect(changed((t) => delete (t[0] as { left?: unknown }).left)).toBeUndefined()
+    expect(changed((t) => (t[0].price = [100, 'EUR'] as never))).toBeUndefined()
+  })
+
+  it('keeps nothing made from a row holding other objects (a Buffer, a Date, undefined)', () => {
+    const memo = new ViewMemo(10_000)
+    for (const value of [Buffer.from('x'), new Date(0), undefined, [undefined]]) {
+      const row = { id: 'r', value }
+      memo.keep('k', row, view('{}'))
+      expect(memo.find('k', row)).toBeUndefined()
+    }
   })
 
   it('stays within its budget, the oldest answers going first', () => {

@@ -17,15 +17,15 @@ interface Kept {
 /**
  * The serialised answers of one resource's records, kept while their rows stay the same.
  *
- * A record's JSON is a function of its row (with what `enrich` added to it), of the view
- * (full or public, the `fields` chosen) and of the configuration, unless its `computed`
- * members read anything else (the clock: a coupon's status, a file's signed link): such a
+ * A record's JSON is a function of its row (with what `enrich` added to it: an event's
+ * tickets and sold counts), of the view (full or public, the `fields` chosen) and of the
+ * configuration, unless its `computed` members read anything else (the clock: a coupon's status, a file's signed link): such a
  * view is never kept ({@link tracked}). Every request still reads the row, so its token,
  * role, scope and the record's visibility are checked as before; only when the row read
  * equals, column for column, the row a kept answer was made from is the projection, its
  * `JSON.stringify` and the ETag's SHA-256 skipped: a conditional GET that matches is then
  * the bearer check, one row read and a comparison, a page of a list the rows' reads and
- * their answers joined (npm run bench: `conditional`, `courses`, `catalogue`).
+ * their answers joined (npm run bench: `conditional`, `courses`, `catalogue`, `events`).
  *
  * Bounded by the characters kept (rows and answers); the oldest answers go first.
  */
@@ -45,21 +45,17 @@ export class ViewMemo {
     return kept !== undefined && sameRow(kept.row, kept.columns, row) ? kept.view : undefined
   }
 
-  /** Keeps an answer made from `row`, unless the row holds more than strings and numbers. */
+  /**
+   * Keeps an answer made from `row`, unless the row holds something other than JSON's values
+   * (strings, numbers, booleans, null, and the arrays and plain objects `enrich` adds).
+   */
   keep(key: string, row: Row, view: KeptView): void {
-    let size = view.json.length + 29 + key.length
-    let columns = 0
-    for (const name in row) {
-      const value = row[name]
-      if (typeof value === 'string') size += value.length + name.length
-      else if (typeof value === 'number' || typeof value === 'boolean' || value === null)
-        size += 8 + name.length
-      else return
-      columns += 1
-    }
+    const measured = sizeOf(row)
+    if (measured === undefined) return
+    const size = measured + view.json.length + 29 + key.length
     if (size > this.#budget / 8) return
     this.#forget(key)
-    this.#kept.set(key, { view, row: { ...row }, columns, size })
+    this.#kept.set(key, { view, row: structuredClone(row), columns: Object.keys(row).length, size })
     this.#size += size
     for (const [oldest] of this.#kept) {
       if (this.#size <= this.#budget) break
@@ -80,10 +76,65 @@ function sameRow(kept: Row, columns: number, row: Row): boolean {
   let seen = 0
   for (const name in row) {
     const value = row[name]
-    if (value === undefined || kept[name] !== value) return false
+    if (value === undefined || (value !== kept[name] && !sameValue(kept[name], value))) return false
     seen += 1
   }
   return seen === columns
+}
+
+/** Whether two values of JSON's kinds are equal (`a` was measured by {@link sizeOf}). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(b) !== Object.prototype) return false
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let count = 0
+  for (const name in y) {
+    if (!(name in x) || !sameValue(x[name], y[name])) return false
+    count += 1
+  }
+  return count === Object.keys(x).length
+}
+
+/**
+ * The characters a value of JSON's kinds holds (names counted, 8 for a number), or undefined
+ * for anything else (undefined, a Buffer, a Date): its row's answer is not kept.
+ */
+function sizeOf(value: unknown): number | undefined {
+  switch (typeof value) {
+    case 'string':
+      return value.length
+    case 'number':
+    case 'boolean':
+      return 8
+    case 'object': {
+      if (value === null) return 8
+      let size = 2
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          const measured = sizeOf(item)
+          if (measured === undefined) return undefined
+          size += measured + 1
+        }
+        return size
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return undefined
+      for (const [name, item] of Object.entries(value)) {
+        const measured = sizeOf(item)
+        if (measured === undefined) return undefined
+        size += name.length + measured + 1
+      }
+      return size
+    }
+    default:
+      return undefined
+  }
 }
 
 /**
