@@ -11,7 +11,7 @@ export interface Options {
   /** Where to write the JSON; undefined: bench/results/<time>-<database>.json. */
   readonly out: string | undefined
   readonly save: boolean
-  /** Write a V8 CPU profile of Portico (node --cpu-prof) into this folder. */
+  /** Write V8 CPU profiles of Portico and the limit server (node --cpu-prof) into this folder. */
   readonly cpuProf: string | undefined
 }
 
@@ -26,8 +26,9 @@ export const USAGE = `npm run bench [-- options]
                     catalogue events api-object sign-in)
   --out FILE        write the JSON there instead of bench/results/<time>-<database>.json
   --no-save         write no JSON
-  --cpu-prof DIR    profile Portico (node --cpu-prof) into DIR; open the .cpuprofile in
-                    Chrome DevTools or speedscope for a flame graph
+  --cpu-prof DIR    profile Portico and the limit server (node --cpu-prof) into DIR, a file
+                    each; summarise one with dist/bench/profile.js, or open it in Chrome
+                    DevTools or speedscope for a flame graph
 
 Portico runs on SQLite, or on a fresh PostgreSQL database when DATABASE_URL=postgres://…`
 

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs'
 
 /**
- * Summarizes a V8 CPU profile of Portico (from `npm run bench -- --cpu-prof DIR`): where
- * the time went, by function and by package, optionally only inside the measured windows
- * of one scenario (read from the results JSON of the same run), so that the making of
- * pools and the other scenarios do not blur the picture.
+ * Summarizes a V8 CPU profile of Portico or the limit server (from `npm run bench --
+ * --cpu-prof DIR`, one file a server): where the time went, by function and by package,
+ * optionally only inside the measured windows of one scenario on that server (read from the
+ * results JSON of the same run), so that the making of pools and the other scenarios do not
+ * blur the picture.
  *
- *   node dist/bench/profile.js DIR/CPU.….cpuprofile [--results FILE --scenario ID] [--top N]
+ *   node dist/bench/profile.js DIR/CPU.….cpuprofile [--results FILE --scenario ID
+ *     [--server portico|limit]] [--top N]
  */
 
 interface CallFrame {
@@ -34,7 +36,7 @@ const flag = (name: string) => {
 const file = args[0]
 if (!file || file.startsWith('--')) {
   console.error(
-    'usage: node dist/bench/profile.js PROFILE [--results FILE --scenario ID] [--top N]',
+    'usage: node dist/bench/profile.js PROFILE [--results FILE --scenario ID [--server portico|limit]] [--top N]',
   )
   process.exit(2)
 }
@@ -44,15 +46,16 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 let windows: Array<readonly [number, number]> | undefined
 const resultsFile = flag('results')
 const scenario = flag('scenario')
+const server = flag('server') ?? 'portico'
 if (resultsFile && scenario) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
     measurements: Array<{ scenario: string; server: string; window?: [number, number] }>
   }
   windows = results.measurements
-    .filter((m) => m.scenario === scenario && m.server === 'portico' && m.window)
+    .filter((m) => m.scenario === scenario && m.server === server && m.window)
     .map((m) => m.window as [number, number])
   if (windows.length === 0)
-    throw new Error(`no measured window of ${scenario} on portico in ${resultsFile}`)
+    throw new Error(`no measured window of ${scenario} on ${server} in ${resultsFile}`)
 }
 
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]))

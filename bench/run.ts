@@ -97,7 +97,10 @@ async function main(): Promise<number> {
     const porticoOrigin = servers.get('portico')?.origin ?? ''
     // Started once Portico made the schema and the rows it reads.
     if (scenarios.some((s) => s.servers.includes('limit')))
-      servers.set('limit', await startLimit(pinning.server, database, porticoOrigin))
+      servers.set(
+        'limit',
+        await startLimit(pinning.server, database, porticoOrigin, options.cpuProf),
+      )
     console.log(`Portico on ${database.dialect}: ${porticoOrigin}`)
     console.log(
       `oidc-provider ${packageVersion('oidc-provider')}: ${servers.get('oidc-provider')?.origin}`,
@@ -308,7 +311,7 @@ class Bench {
       operations: result.operations,
       seconds: result.seconds,
       ...(pool && { pool }),
-      ...(this.options.cpuProf && kind === 'portico' && { window }),
+      ...(this.options.cpuProf && (kind === 'portico' || kind === 'limit') && { window }),
     }
     this.measurements.push(measurement)
     console.log(

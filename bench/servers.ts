@@ -34,6 +34,10 @@ export function killAll(): void {
   for (const child of children) child.kill('SIGKILL')
 }
 
+/** Node's flags that write a CPU profile of the server into `dir` when it stops. */
+const profiling = (dir: string | undefined): string[] =>
+  dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : []
+
 function launch(
   kind: ServerKind,
   cores: string | undefined,
@@ -133,12 +137,19 @@ export async function startLimit(
   cores: string | undefined,
   database: BenchDatabase,
   issuer: string,
+  cpuProfileDir?: string,
 ): Promise<RunningServer> {
   const port = await freePort()
   const { child, tail } = launch(
     'limit',
     cores,
-    [path.join(BENCH_DIST, 'servers', 'limit.js'), String(port), database.url, issuer],
+    [
+      ...profiling(cpuProfileDir),
+      path.join(BENCH_DIST, 'servers', 'limit.js'),
+      String(port),
+      database.url,
+      issuer,
+    ],
     SERVER_ENV,
   )
   return running('limit', await listening('limit', child, tail), child, tail)
@@ -249,13 +260,10 @@ export async function startPortico(
     cli.stdin?.end(person.password)
   })
   // Its JSON request log goes to /dev/null: written in full, read by nobody.
-  const profile = cpuProfileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`]
-    : []
   const { child, tail } = launch(
     'portico',
     cores,
-    [...profile, PORTICO_CLI, 'serve'],
+    [...profiling(cpuProfileDir), PORTICO_CLI, 'serve'],
     env,
     'ignore',
   )

@@ -63,9 +63,9 @@ export async function identifyCaller(
       },
     )
   }
-  const { user, token, grant } = check.live
+  const { user, token } = check.live
   const scopes = new Set([...check.scopes].filter((s) => roleAllows(user.role, s)))
-  return { kind: 'token', user, clientId: token.client_id, grantId: grant.id, scopes }
+  return { kind: 'token', user, clientId: token.client_id, grantId: token.grant_id, scopes }
 }
 
 /**

@@ -83,7 +83,7 @@ describe('authorization_code grant: the response', () => {
       Date.now(),
     )
     expect(live?.token.audience).toBe(server.issuer)
-    expect(live?.grant.id).toBe(minted.grantId)
+    expect(live?.token.grant_id).toBe(minted.grantId)
   })
 
   it('omits nonce from the ID token when the authorization request had none', async () => {
