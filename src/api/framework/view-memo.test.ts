@@ -50,6 +50,17 @@ describe('ViewMemo', () => {
     expect(changed((t) => (t[0].price = [100, 'EUR'] as never))).toBeUndefined()
   })
 
+  it('compares a member named __proto__ as any other', () => {
+    const memo = new ViewMemo(10_000)
+    const row = () => ({ id: 'r', extra: JSON.parse('{"__proto__": {"a": 1}}') as unknown })
+    memo.keep('k', row(), view('{}'))
+    expect(memo.find('k', row())).toBeDefined()
+    expect(
+      memo.find('k', { id: 'r', extra: JSON.parse('{"__proto__": {"a": 2}}') }),
+    ).toBeUndefined()
+    expect(memo.find('k', { id: 'r', extra: {} })).toBeUndefined()
+  })
+
   it('keeps nothing made from a row holding other objects (a Buffer, a Date, undefined)', () => {
     const memo = new ViewMemo(10_000)
     for (const value of [Buffer.from('x'), new Date(0), undefined, [undefined]]) {

@@ -50,12 +50,17 @@ export class ViewMemo {
    * (strings, numbers, booleans, null, and the arrays and plain objects `enrich` adds).
    */
   keep(key: string, row: Row, view: KeptView): void {
-    const measured = sizeOf(row)
-    if (measured === undefined) return
-    const size = measured + view.json.length + 29 + key.length
+    const copy = copyOf(row)
+    if (copy === undefined) return
+    const size = copy.size + view.json.length + 29 + key.length
     if (size > this.#budget / 8) return
     this.#forget(key)
-    this.#kept.set(key, { view, row: structuredClone(row), columns: Object.keys(row).length, size })
+    this.#kept.set(key, {
+      view,
+      row: copy.value as Row,
+      columns: Object.keys(row).length,
+      size,
+    })
     this.#size += size
     for (const [oldest] of this.#kept) {
       if (this.#size <= this.#budget) break
@@ -82,7 +87,7 @@ function sameRow(kept: Row, columns: number, row: Row): boolean {
   return seen === columns
 }
 
-/** Whether two values of JSON's kinds are equal (`a` was measured by {@link sizeOf}). */
+/** Whether two values of JSON's kinds are equal (`a` is one {@link copyOf} made). */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
@@ -103,34 +108,41 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The characters a value of JSON's kinds holds (names counted, 8 for a number), or undefined
- * for anything else (undefined, a Buffer, a Date): its row's answer is not kept.
+ * A copy of a value of JSON's kinds, with the characters it holds (names counted, 8 for a
+ * number), or undefined for anything else (undefined, a Buffer, a Date): its row's answer is
+ * not kept. Written out rather than `structuredClone`, which costs twice a `JSON.stringify`
+ * of the row, on every answer not yet kept.
  */
-function sizeOf(value: unknown): number | undefined {
+function copyOf(value: unknown): { value: unknown; size: number } | undefined {
   switch (typeof value) {
     case 'string':
-      return value.length
+      return { value, size: value.length }
     case 'number':
     case 'boolean':
-      return 8
+      return { value, size: 8 }
     case 'object': {
-      if (value === null) return 8
+      if (value === null) return { value, size: 8 }
       let size = 2
       if (Array.isArray(value)) {
+        const items: unknown[] = []
         for (const item of value) {
-          const measured = sizeOf(item)
-          if (measured === undefined) return undefined
-          size += measured + 1
+          const copy = copyOf(item)
+          if (copy === undefined) return undefined
+          items.push(copy.value)
+          size += copy.size + 1
         }
-        return size
+        return { value: items, size }
       }
       if (Object.getPrototypeOf(value) !== Object.prototype) return undefined
-      for (const [name, item] of Object.entries(value)) {
-        const measured = sizeOf(item)
-        if (measured === undefined) return undefined
-        size += name.length + measured + 1
+      // No prototype: a member named __proto__ stays a member.
+      const members: Record<string, unknown> = Object.create(null)
+      for (const name in value) {
+        const copy = copyOf((value as Record<string, unknown>)[name])
+        if (copy === undefined) return undefined
+        members[name] = copy.value
+        size += name.length + copy.size + 1
       }
-      return size
+      return { value: members, size }
     }
     default:
       return undefined
