@@ -1,11 +1,13 @@
-import { createUserStore, type ProfileChanges } from '../../storage/users.js'
+import type { AppDeps } from '../../app-deps.js'
+import { createUserStore, type ProfileChanges, type User } from '../../storage/users.js'
 import { changesOf } from '../activity/changes.js'
 import { recordChange } from '../activity/record.js'
-import { checkIfMatch, etagOf } from '../conventions.js'
+import { checkIfMatch, etagOf, etagOfJson } from '../conventions.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
-import type { Endpoint } from '../framework/operation.js'
+import type { Endpoint, OperationResult } from '../framework/operation.js'
+import { ViewMemo } from '../framework/view-memo.js'
 import { ProblemError } from '../problem.js'
-import { ACCOUNT_CHANGES, accountView } from './own-account.js'
+import { ACCOUNT_CHANGES, accountFacts, accountView } from './own-account.js'
 
 const accountSchema = {
   type: 'object',
@@ -27,6 +29,34 @@ const accountSchema = {
   },
 }
 
+/** One memo of account answers an app (some 100 people's), see {@link accountAnswer}. */
+const accounts = new WeakMap<AppDeps, ViewMemo>()
+
+/**
+ * GET /api/v1/account's answer: the person as the bearer check read them, serialised once
+ * while what the view shows of them stays the same (ViewMemo, as a record's answer is).
+ */
+function accountAnswer(deps: AppDeps, user: User): OperationResult {
+  let memo = accounts.get(deps)
+  if (!memo) {
+    memo = new ViewMemo(64_000)
+    accounts.set(deps, memo)
+  }
+  const shown = accountFacts(user)
+  let view = memo.find(user.id, shown)
+  if (!view) {
+    view = { json: JSON.stringify(accountView(user)) }
+    memo.keep(user.id, shown, view)
+  }
+  view.etag ??= etagOfJson(view.json)
+  return {
+    status: 200,
+    json: view.json,
+    etag: view.etag,
+    headers: { 'cache-control': 'no-store' },
+  }
+}
+
 /** The signed-in person's own profile (DOMAIN.md §4.3.20): read it, change it. */
 export const accountEndpoints: readonly Endpoint[] = [
   defineEndpoint({
@@ -39,7 +69,7 @@ export const accountEndpoints: readonly Endpoint[] = [
     scope: 'account:read',
     output: { description: 'The account', schema: accountSchema, etag: true },
     problems: { '401': 'No token, or an invalid one', '403': 'The token lacks account:read' },
-    run: async ({ caller }) => jsonAnswer(accountView(caller.user), { etag: true }),
+    run: async ({ deps, caller }) => accountAnswer(deps, caller.user),
   }),
   defineEndpoint({
     name: 'account.update',

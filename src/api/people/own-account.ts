@@ -22,23 +22,44 @@ const DEFAULT_NOTIFICATIONS: Record<string, boolean> = {
   product_news: false,
 }
 
-/** The `account` object: the signed-in person's own profile (DOMAIN.md §4.3.20). */
-export function accountView(user: User): Record<string, unknown> {
+/**
+ * What the `account` object shows of a person, and all {@link accountView} reads: values that
+ * compare (no undefined), so an answer made from them can be kept while they stay the same.
+ */
+export function accountFacts(user: User) {
   return {
     id: user.id,
-    object: 'account',
     email: user.email,
-    email_verified: true,
     name: user.name,
-    avatar_url: user.avatarUrl ?? null,
+    role: user.role,
+    avatarUrl: user.avatarUrl ?? null,
     locale: user.locale ?? null,
     timezone: user.timezone ?? null,
     bio: user.bio ?? null,
-    kind: TEAM_ROLES.has(user.role) ? 'staff' : 'learner',
-    role: user.role,
-    notification_preferences: { ...DEFAULT_NOTIFICATIONS, ...user.notificationPreferences },
-    created_at: timestamp(user.createdAt),
-    updated_at: timestamp(user.updatedAt),
+    notificationPreferences: user.notificationPreferences ?? null,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  }
+}
+
+/** The `account` object: the signed-in person's own profile (DOMAIN.md §4.3.20). */
+export function accountView(user: User): Record<string, unknown> {
+  const facts = accountFacts(user)
+  return {
+    id: facts.id,
+    object: 'account',
+    email: facts.email,
+    email_verified: true,
+    name: facts.name,
+    avatar_url: facts.avatarUrl,
+    locale: facts.locale,
+    timezone: facts.timezone,
+    bio: facts.bio,
+    kind: TEAM_ROLES.has(facts.role) ? 'staff' : 'learner',
+    role: facts.role,
+    notification_preferences: { ...DEFAULT_NOTIFICATIONS, ...facts.notificationPreferences },
+    created_at: timestamp(facts.createdAt),
+    updated_at: timestamp(facts.updatedAt),
   }
 }
 

@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startTestServer({ clock })
   owner = await issue(server, {
     role: 'owner',
-    scope: 'courses:read courses:write posts:read posts:write',
+    scope: 'courses:read courses:write posts:read posts:write account:read',
   })
 })
 afterAll(async () => {
@@ -83,5 +83,20 @@ describe('answers kept while the row is the same', () => {
     const after = await get(`/api/v1/posts/${post.id}`)
     expect(((await readJson(after)) as { status: string }).status).toBe('published')
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'))
+  })
+
+  it('answers the account anew once the person changed, whoever changed them', async () => {
+    const first = await get('/api/v1/account')
+    const again = await get('/api/v1/account')
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'))
+    const db = server.deps.database.db as unknown as Db
+    await db
+      .updateTable('users')
+      .set({ bio: 'changed elsewhere' })
+      .where('id', '=', owner.person.user.id)
+      .execute()
+    const changed = await get('/api/v1/account')
+    expect(((await readJson(changed)) as { bio: string }).bio).toBe('changed elsewhere')
+    expect(changed.headers.get('etag')).not.toBe(first.headers.get('etag'))
   })
 })
