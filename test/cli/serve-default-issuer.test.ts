@@ -1,28 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { type CliServer, startCliServer } from '../support/cli-server.js'
-import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import { describe, expect, it } from 'vitest'
+import { type CliServer, useCliServer } from '../support/cli-server.js'
 import { readJson } from '../support/http.js'
 
-const SECRET = 'test-secret-test-secret-test-secret-0123'
-
-let database: TestDatabase | undefined
-let server: CliServer | undefined
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-  await database?.drop()
-  database = undefined
-})
+const start = useCliServer()
 
 describe('without PORTICO_ISSUER, the issuer is the address Portico listens on', () => {
   it('only PORT set: pages, metadata and the printed hints all use that port', async () => {
-    database = await createTestDatabase()
     // startCliServer picks a free port and sets PORT; an empty PORTICO_ISSUER is unset.
-    server = await startCliServer({
-      DATABASE_URL: database.url,
-      PORTICO_KEY_ENCRYPTION_SECRET: SECRET,
-      PORTICO_ISSUER: '',
-    })
+    const server = await start({ PORTICO_ISSUER: '' })
     const { url } = server
     expect(url).not.toBe('http://127.0.0.1:3000')
 

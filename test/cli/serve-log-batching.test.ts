@@ -1,17 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { type CliServer, startCliServer } from '../support/cli-server.js'
-import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import { describe, expect, it } from 'vitest'
+import { useCliServer } from '../support/cli-server.js'
 
-const SECRET = 'test-secret-test-secret-test-secret-0123'
-
-let database: TestDatabase | undefined
-let server: CliServer | undefined
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-  await database?.drop()
-  database = undefined
-})
+const start = useCliServer()
 
 async function until(holds: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms
@@ -29,23 +19,15 @@ function requestLines(output: string, path: string): number {
 
 describe('portico serve writes its log in batches', () => {
   it('a lone request line, far short of a batch, is written within moments', async () => {
-    database = await createTestDatabase()
-    server = await startCliServer({
-      DATABASE_URL: database.url,
-      PORTICO_KEY_ENCRYPTION_SECRET: SECRET,
-    })
+    const server = await start()
     const path = '/.well-known/oauth-authorization-server'
     await (await fetch(`${server.url}${path}`)).arrayBuffer()
-    await until(() => requestLines(server?.output() ?? '', path) > 0, 2000)
+    await until(() => requestLines(server.output(), path) > 0, 2000)
     expect(requestLines(server.output(), path)).toBe(1)
   })
 
   it('every line is written by a stop right after the requests, none lost in the batch', async () => {
-    database = await createTestDatabase()
-    server = await startCliServer({
-      DATABASE_URL: database.url,
-      PORTICO_KEY_ENCRYPTION_SECRET: SECRET,
-    })
+    const server = await start()
     for (let i = 0; i < 20; i++)
       await (await fetch(`${server.url}/.well-known/jwks.json`)).arrayBuffer()
     expect(await server.stop()).toBe(0)

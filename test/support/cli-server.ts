@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import path from 'node:path'
+import { afterEach } from 'vitest'
+import { createTestDatabase, type TestDatabase } from './databases.js'
 
 const BIN = path.resolve('dist/cli/index.js')
 
@@ -16,6 +18,31 @@ export interface CliServer {
   kill(signal: NodeJS.Signals): void
   /** Resolves with the exit code (null after a signal) once the process has exited. */
   readonly exited: Promise<number | null>
+}
+
+/**
+ * For a test file: `start(env)` runs `portico serve` (see {@link startCliServer}) on a test
+ * database of its own (PostgreSQL when DATABASE_URL names one) with a key encryption secret;
+ * after each test the server is stopped and the database dropped.
+ */
+export function useCliServer(): (env?: Record<string, string>) => Promise<CliServer> {
+  let database: TestDatabase | undefined
+  let server: CliServer | undefined
+  afterEach(async () => {
+    await server?.stop()
+    server = undefined
+    await database?.drop()
+    database = undefined
+  })
+  return async (env = {}) => {
+    database = await createTestDatabase()
+    server = await startCliServer({
+      DATABASE_URL: database.url,
+      PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
+      ...env,
+    })
+    return server
+  }
 }
 
 /**
