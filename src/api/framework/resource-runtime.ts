@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
-import { etagOf, etagOfJson } from '../conventions.js'
+import { etagOf } from '../conventions.js'
 import { ProblemError } from '../problem.js'
 import { notFound } from './access.js'
 import type { Row } from './fields.js'
@@ -8,7 +8,7 @@ import { projected } from './list-params.js'
 import { filledPath, type OperationInput, type OperationResult } from './operation.js'
 import { pathOf, type ResourceContext, type ResourceDefinition, viewOf } from './resource.js'
 import { createResourceStore, type ResourceDb, type ResourceStore, visibilityOf } from './store.js'
-import { type KeptView, tracked, ViewMemo } from './view-memo.js'
+import { type KeptView, keptEtag, tracked, ViewMemo } from './view-memo.js'
 import { parseWrite } from './write-input.js'
 
 /** Characters of rows and answers each resource keeps for {@link ViewMemo} (at most some 0.5 MB). */
@@ -104,12 +104,11 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   /** A record's JSON: kept from an earlier answer while its row is the same. */
   function serialised(row: Row, full: boolean, fields?: ReadonlySet<string>): KeptView {
     const key = `${full ? 'full' : 'public'} ${fields ? [...fields].join(',') : ''} ${row.id}`
-    const kept = views.find(key, row)
-    if (kept) return kept
-    const seen = tracked(deps)
-    const made = { json: JSON.stringify(projected(viewOf(resource, row, full, seen.deps), fields)) }
-    if (!seen.readOther()) views.keep(key, row, made)
-    return made
+    return views.answer(key, row, () => {
+      const seen = tracked(deps)
+      const json = JSON.stringify(projected(viewOf(resource, row, full, seen.deps), fields))
+      return { json, keep: !seen.readOther() }
+    })
   }
 
   /**
@@ -123,11 +122,10 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
     fields?: ReadonlySet<string>,
   ): OperationResult {
     const view = serialised(row, full, fields)
-    view.etag ??= etagOfJson(view.json)
     return {
       status,
       json: view.json,
-      etag: view.etag,
+      etag: keptEtag(view),
       headers: { 'cache-control': 'no-store', 'data-visibility': full ? 'full' : 'public' },
     }
   }

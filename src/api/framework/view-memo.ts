@@ -1,10 +1,17 @@
 import type { AppDeps } from '../../app-deps.js'
+import { etagOfJson } from '../conventions.js'
 import type { Row } from './fields.js'
 
 /** A record's answer as it was serialised; its ETag is worked out when first asked for. */
 export interface KeptView {
   readonly json: string
   etag?: string
+}
+
+/** The strong ETag of an answer, worked out once however often the answer is given. */
+export function keptEtag(view: KeptView): string {
+  view.etag ??= etagOfJson(view.json)
+  return view.etag
 }
 
 interface Kept {
@@ -19,13 +26,14 @@ interface Kept {
  *
  * A record's JSON is a function of its row (with what `enrich` added to it: an event's
  * tickets and sold counts), of the view (full or public, the `fields` chosen) and of the
- * configuration, unless its `computed` members read anything else (the clock: a coupon's status, a file's signed link): such a
- * view is never kept ({@link tracked}). Every request still reads the row, so its token,
- * role, scope and the record's visibility are checked as before; only when the row read
- * equals, column for column, the row a kept answer was made from is the projection, its
- * `JSON.stringify` and the ETag's SHA-256 skipped: a conditional GET that matches is then
- * the bearer check, one row read and a comparison, a page of a list the rows' reads and
- * their answers joined (npm run bench: `conditional`, `courses`, `catalogue`, `events`).
+ * configuration, unless its `computed` members read anything else (the clock: a coupon's
+ * status, a file's signed link): such a view is never kept ({@link tracked}). Every request
+ * still reads the row, so its token, role, scope and the record's visibility are checked as
+ * before; only when the row read equals, column for column, the row a kept answer was made
+ * from is the projection, its `JSON.stringify` and the ETag's SHA-256 skipped: a conditional
+ * GET that matches is then the bearer check, one row read and a comparison, a page of a list
+ * the rows' reads and their answers joined (npm run bench: `conditional`, `courses`,
+ * `catalogue`, `events`, `api-object`).
  *
  * Bounded by the characters kept (rows and answers); the oldest answers go first.
  */
@@ -39,28 +47,30 @@ export class ViewMemo {
     this.#budget = budget
   }
 
-  /** The answer kept under `key` when it was made from a row equal to `row`. */
-  find(key: string, row: Row): KeptView | undefined {
+  /**
+   * The answer kept under `key` when it was made from a row equal to `row`; otherwise the one
+   * `make` serialises from it, kept unless `make` says not to.
+   */
+  answer(key: string, row: Row, make: () => { json: string; keep: boolean }): KeptView {
     const kept = this.#kept.get(key)
-    return kept !== undefined && sameRow(kept.row, kept.columns, row) ? kept.view : undefined
+    if (kept !== undefined && sameMembers(kept.row, row, kept.columns)) return kept.view
+    const { json, keep } = make()
+    const view = { json }
+    if (keep) this.#keep(key, row, view)
+    return view
   }
 
   /**
    * Keeps an answer made from `row`, unless the row holds something other than JSON's values
    * (strings, numbers, booleans, null, and the arrays and plain objects `enrich` adds).
    */
-  keep(key: string, row: Row, view: KeptView): void {
+  #keep(key: string, row: Row, view: KeptView): void {
     const copy = copyOf(row)
     if (copy === undefined) return
     const size = copy.size + view.json.length + 29 + key.length
     if (size > this.#budget / 8) return
     this.#forget(key)
-    this.#kept.set(key, {
-      view,
-      row: copy.value as Row,
-      columns: Object.keys(row).length,
-      size,
-    })
+    this.#kept.set(key, { view, row: copy.value as Row, columns: Object.keys(row).length, size })
     this.#size += size
     for (const [oldest] of this.#kept) {
       if (this.#size <= this.#budget) break
@@ -76,35 +86,33 @@ export class ViewMemo {
   }
 }
 
-/** Whether `row` has exactly the columns and values of `kept` (which has `columns` of them). */
-function sameRow(kept: Row, columns: number, row: Row): boolean {
+/**
+ * Whether `b` has exactly the members of `a`, one {@link copyOf} made (so with no undefined
+ * in it) with `count` members, and equal ones: a row column for column (the count kept, so a
+ * comparison allocates nothing), what `enrich` added value for value.
+ */
+function sameMembers(a: Row, b: Row, count: number): boolean {
   let seen = 0
-  for (const name in row) {
-    const value = row[name]
-    if (value === undefined || (value !== kept[name] && !sameValue(kept[name], value))) return false
+  for (const name in b) {
+    const value = b[name]
+    if (value === undefined || (value !== a[name] && !sameValue(a[name], value))) return false
     seen += 1
   }
-  return seen === columns
+  return seen === count
 }
 
-/** Whether two values of JSON's kinds are equal (`a` is one {@link copyOf} made). */
+/** Whether `b` equals `a`, a value of JSON's kinds {@link copyOf} made. */
 function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !sameValue(a[i], b[i])) return false
     return true
   }
   if (Array.isArray(b) || Object.getPrototypeOf(b) !== Object.prototype) return false
-  const x = a as Record<string, unknown>
-  const y = b as Record<string, unknown>
   let count = 0
-  for (const name in y) {
-    if (!(name in x) || !sameValue(x[name], y[name])) return false
-    count += 1
-  }
-  return count === Object.keys(x).length
+  for (const _ in a) count += 1
+  return sameMembers(a as Row, b as Row, count)
 }
 
 /**

@@ -2,10 +2,10 @@ import type { AppDeps } from '../../app-deps.js'
 import { createUserStore, type ProfileChanges, type User } from '../../storage/users.js'
 import { changesOf } from '../activity/changes.js'
 import { recordChange } from '../activity/record.js'
-import { checkIfMatch, etagOf, etagOfJson } from '../conventions.js'
+import { checkIfMatch, etagOf } from '../conventions.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import type { Endpoint, OperationResult } from '../framework/operation.js'
-import { ViewMemo } from '../framework/view-memo.js'
+import { keptEtag, ViewMemo } from '../framework/view-memo.js'
 import { ProblemError } from '../problem.js'
 import { ACCOUNT_CHANGES, accountFacts, accountView } from './own-account.js'
 
@@ -42,17 +42,14 @@ function accountAnswer(deps: AppDeps, user: User): OperationResult {
     memo = new ViewMemo(64_000)
     accounts.set(deps, memo)
   }
-  const shown = accountFacts(user)
-  let view = memo.find(user.id, shown)
-  if (!view) {
-    view = { json: JSON.stringify(accountView(user)) }
-    memo.keep(user.id, shown, view)
-  }
-  view.etag ??= etagOfJson(view.json)
+  const view = memo.answer(user.id, accountFacts(user), () => ({
+    json: JSON.stringify(accountView(user)),
+    keep: true,
+  }))
   return {
     status: 200,
     json: view.json,
-    etag: view.etag,
+    etag: keptEtag(view),
     headers: { 'cache-control': 'no-store' },
   }
 }
