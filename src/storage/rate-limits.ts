@@ -208,13 +208,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
       return { allowed: count + held <= limit, retryAfter: window.retryAfter }
     },
     async refund(bucket, subject, windowMs, now) {
-      const key = counterKey(bucket, windowOf(now, windowMs).start, subject)
-      await db
-        .updateTable('rate_limits')
-        .set((eb) => ({ count: eb('count', '-', 1) }))
-        .where('key', '=', key)
-        .where('count', '>', 0)
-        .execute()
+      await subtract(db, counterKey(bucket, windowOf(now, windowMs).start, subject), 1)
     },
     async release(bucket, subject, windowMs, now) {
       spare.give(counterKey(bucket, windowOf(now, windowMs).start, subject))
@@ -242,6 +236,18 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
       await spare.close()
     },
   }
+}
+
+/** Takes `units` off a stored counter, never below zero: a refund, spare units given back. */
+async function subtract(db: Db, key: string, units: number): Promise<void> {
+  await db
+    .updateTable('rate_limits')
+    .set((eb) => ({
+      count: sql<number>`case when ${eb.ref('count')} > ${units} then ${eb.ref('count')} - ${units} else 0 end`,
+    }))
+    .where('key', '=', key)
+    .where('count', '>', 0)
+    .execute()
 }
 
 /** Released units are given back to the database within this time. */
@@ -273,13 +279,7 @@ function spareUnits(db: Db) {
     units.clear()
     for (const [key, count] of owed) {
       try {
-        await db
-          .updateTable('rate_limits')
-          .set((eb) => ({
-            count: sql<number>`case when ${eb.ref('count')} > ${count} then ${eb.ref('count')} - ${count} else 0 end`,
-          }))
-          .where('key', '=', key)
-          .execute()
+        await subtract(db, key, count)
       } catch {
         // Still counted: the count stays higher than it should for this window, never lower.
       }
