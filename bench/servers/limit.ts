@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
+import v8 from 'node:v8'
 import type BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 
@@ -23,6 +24,10 @@ import pg from 'pg'
  */
 
 type Row = Record<string, unknown>
+
+// The V8 setting `portico serve` runs with (src/platform/v8-heap.ts), so that both servers
+// run on the same runtime; this server's old generation stayed flat with and without it.
+v8.setFlagsFromString('--no-allocation-site-pretenuring')
 
 /** The reads, on SQLite (better-sqlite3) or PostgreSQL (pg). */
 interface Store {

@@ -111,57 +111,68 @@ export function remainingOf(
   capacity: number | null,
   registered: number,
 ): number | null {
-  const limits = [
-    quantity === null ? null : quantity - sold,
-    capacity === null ? null : capacity - registered,
-  ].filter((n): n is number => n !== null)
-  return limits.length === 0 ? null : Math.max(0, Math.min(...limits))
+  const ticketLeft = quantity === null ? null : quantity - sold
+  const eventLeft = capacity === null ? null : capacity - registered
+  if (ticketLeft === null && eventLeft === null) return null
+  return Math.max(0, Math.min(ticketLeft ?? Infinity, eventLeft ?? Infinity))
 }
 
 /**
- * Loads the tickets and attendee counts of a page of events in two queries: `_tickets` (full
- * views), `_public_tickets` (on sale or not yet, without sold counts), `_attendees_count`.
+ * Loads the tickets and attendee counts of a page of events in two queries. With `full`:
+ * `_tickets` (full views) and `_attendees_count`; without: `_public_tickets` (on sale or not
+ * yet, without sold counts). Tickets are grouped by event in one pass (a page of 20 events
+ * filtered the whole list once an event, and made both views of every ticket: 10 % of what
+ * the page allocated, sampled).
  */
-export async function enrichEvents(db: ResourceDb, rows: Row[], now: number): Promise<void> {
+export async function enrichEvents(
+  db: ResourceDb,
+  rows: Row[],
+  full: boolean,
+  now: number,
+): Promise<void> {
   const ids = rows.map((r) => r.id as string)
   const [tickets, counts] = await Promise.all([
     ticketsOfEvents(db as unknown as Db, ids),
     soldCounts(db, ids),
   ])
+  const byEvent = new Map<string, Row[]>()
+  for (const ticket of tickets) {
+    const event = ticket.event_id as string
+    const own = byEvent.get(event)
+    if (own === undefined) byEvent.set(event, [ticket])
+    else own.push(ticket)
+  }
   for (const row of rows) {
     const registered = counts.byEvent.get(row.id as string) ?? 0
     const capacity = (row.capacity as number | null) ?? null
-    const own = tickets
-      .filter((t) => t.event_id === row.id)
-      .map((t) => {
-        const sold = counts.byTicket.get(t.id as string) ?? 0
-        const end = t.sales_end_at as number | null
-        return {
-          view: {
-            id: t.id,
-            name: t.name,
-            description: t.description ?? null,
-            price: { amount: Number(t.price_amount), currency: t.currency },
-            quantity: t.quantity ?? null,
-            position: Number(t.position),
-            sales_start_at: t.sales_start_at === null ? null : timestamp(Number(t.sales_start_at)),
-            sales_end_at: end === null ? null : timestamp(Number(end)),
-            sold_count: sold,
-            remaining: remainingOf(
-              (t.quantity as number | null) ?? null,
-              sold,
-              capacity,
-              registered,
-            ),
-          },
-          onSale: end === null || Number(end) > now,
-        }
-      })
-    row._tickets = own.map((t) => t.view)
-    row._public_tickets = own
-      .filter((t) => t.onSale)
-      .map(({ view: { sold_count: _sold, ...rest } }) => rest)
-    row._attendees_count = registered
+    const views: Record<string, unknown>[] = []
+    for (const t of byEvent.get(row.id as string) ?? []) {
+      const end = t.sales_end_at as number | null
+      if (!full && end !== null && Number(end) <= now) continue
+      const sold = counts.byTicket.get(t.id as string) ?? 0
+      const view: Record<string, unknown> = {
+        id: t.id,
+        name: t.name,
+        description: t.description ?? null,
+        price: { amount: Number(t.price_amount), currency: t.currency },
+        quantity: t.quantity ?? null,
+        position: Number(t.position),
+        sales_start_at: t.sales_start_at === null ? null : timestamp(Number(t.sales_start_at)),
+        sales_end_at: end === null ? null : timestamp(Number(end)),
+      }
+      if (full) view.sold_count = sold
+      view.remaining = remainingOf(
+        (t.quantity as number | null) ?? null,
+        sold,
+        capacity,
+        registered,
+      )
+      views.push(view)
+    }
+    if (full) {
+      row._tickets = views
+      row._attendees_count = registered
+    } else row._public_tickets = views
   }
 }
 

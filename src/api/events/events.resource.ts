@@ -172,7 +172,7 @@ export const events = defineResource({
         sql<SqlBool>`${sql.ref('lecturer_ids')} like ${`%"${String(value).replace(/[\\%_]/g, (c) => `\\${c}`)}"%`} escape '\\'`,
     },
   },
-  enrich: (db, rows, _full, now) => enrichEvents(db, rows, now),
+  enrich: (db, rows, full, now) => enrichEvents(db, rows, full, now),
   computed(row, full) {
     if (full) return { tickets: row._tickets ?? [], attendees_count: row._attendees_count ?? 0 }
     const location =

@@ -2,12 +2,14 @@ import type { Config } from '../../config.js'
 import { type RunningServer, startServer } from '../../main.js'
 import { ensureSchoolAndOwner, type FirstStart } from '../../people/first-start.js'
 import { createLogger, gatheredStdout } from '../../platform/logger.js'
+import { tuneHeapForServing } from '../../platform/v8-heap.js'
 import type { Args } from '../args.js'
 
 /** After the grace, how long closing may still take before the process ends regardless. */
 const LAST_RESORT_MS = 5_000
 
 export async function serve(_args: Args, config: Config): Promise<number> {
+  tuneHeapForServing()
   const server = await startServer(config, {
     logger: createLogger(config.logLevel, gatheredStdout()),
   })
