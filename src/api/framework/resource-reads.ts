@@ -39,8 +39,8 @@ export function listRecords(resource: ResourceDefinition, deps: AppDeps, rt: Res
     const cursor =
       hasMore && last ? encodeCursor(resource, params.sortText, params.sort, last) : null
     // The page as JSON around its records' answers, each serialised once while its row lasts,
-    // joined once into one flat string (pieces added with + made a rope that the length of the
-    // body and its write each flattened again: 12 % of what a page of events allocated).
+    // joined once into one flat string (pieces added with + made a rope that measuring the
+    // body's length flattened into a copy: 6 % of what a page of events allocated, sampled).
     const parts = ['{"object":"list","data":[']
     for (const row of await rt.enriched(rows, full)) {
       if (parts.length > 1) parts.push(',')
