@@ -102,6 +102,32 @@ describe('/api/v1/events: the conventions', () => {
 })
 
 describe('/api/v1/events: its own rules', () => {
+  it('shows the public only tickets still on sale or not yet, the team every ticket', async () => {
+    const call = await writer()
+    const ended = free({
+      name: 'Early bird',
+      sales_start_at: at(Date.now() - 3 * HOUR),
+      sales_end_at: at(Date.now() - HOUR),
+    })
+    const open = paid(500, { sales_end_at: at(Date.now() + HOUR) })
+    const event = await create(call, sample(2, { tickets: [ended, open, paid(900)] }))
+    await publish(call, event.id)
+    const names = (view: Json) => view.tickets.map((t: Json) => t.name)
+    const full = await readJson(await call(`/api/v1/events/${event.id}`))
+    expect(names(full)).toEqual(['Early bird', 'Paid 500', 'Paid 900'])
+    const anonymous = apiClient(server, undefined)
+    const one = await readJson(await anonymous(`/api/v1/events/${event.id}`))
+    expect(names(one)).toEqual(['Paid 500', 'Paid 900'])
+    const listed = (await readJson(await anonymous('/api/v1/events?limit=100'))).data.find(
+      (e: Json) => e.id === event.id,
+    )
+    expect(names(listed)).toEqual(['Paid 500', 'Paid 900'])
+    const teamListed = (await readJson(await call('/api/v1/events?limit=100'))).data.find(
+      (e: Json) => e.id === event.id,
+    )
+    expect(names(teamListed)).toEqual(['Early bird', 'Paid 500', 'Paid 900'])
+  })
+
   it('never shows the join link, attendee figures or private fields to the public', async () => {
     const call = await writer()
     const event = await create(call, sample(1, { title: 'Secret room', capacity: 10 }))
