@@ -177,7 +177,7 @@ describe('configuration for running several instances', () => {
     expect(config.tokenRateLimit).toBe(300)
     expect(config.anonymousApiRateLimit).toBe(60)
     expect(config.shutdownGrace).toBe(10)
-    expect(config.databasePool).toEqual({ size: 10, timeoutMs: 10_000 })
+    expect(config.databasePool).toEqual({ size: 10, timeoutMs: 10_000, sqliteCacheMib: 16 })
   })
 
   it('reads Redis, metrics, limits, pool and grace', () => {
@@ -188,13 +188,14 @@ describe('configuration for running several instances', () => {
       PORTICO_ANONYMOUS_API_RATE_LIMIT: '20',
       PORTICO_DATABASE_POOL_SIZE: '25',
       PORTICO_DATABASE_TIMEOUT: '3',
+      PORTICO_SQLITE_CACHE_MIB: '2',
       PORTICO_SHUTDOWN_GRACE: '30',
     })
     expect(config.redisUrl).toBe('redis://cache.internal:6379/2')
     expect(config.metrics).toEqual({ host: '127.0.0.1', port: 9464 })
     expect(config.tokenRateLimit).toBe(100)
     expect(config.anonymousApiRateLimit).toBe(20)
-    expect(config.databasePool).toEqual({ size: 25, timeoutMs: 3000 })
+    expect(config.databasePool).toEqual({ size: 25, timeoutMs: 3000, sqliteCacheMib: 2 })
     expect(config.shutdownGrace).toBe(30)
     expect(
       parseConfig({ PORTICO_METRICS_PORT: '0', PORTICO_METRICS_HOST: '10.0.0.5' }).metrics,
@@ -217,6 +218,7 @@ describe('configuration for running several instances', () => {
     ['metrics host without a port', { PORTICO_METRICS_HOST: '127.0.0.1' }, /PORTICO_METRICS_PORT/],
     ['token rate limit zero', { PORTICO_TOKEN_RATE_LIMIT: '0' }, /PORTICO_TOKEN_RATE_LIMIT/],
     ['pool size zero', { PORTICO_DATABASE_POOL_SIZE: '0' }, /PORTICO_DATABASE_POOL_SIZE/],
+    ['SQLite cache of no MiB', { PORTICO_SQLITE_CACHE_MIB: '0' }, /PORTICO_SQLITE_CACHE_MIB/],
     ['trust proxy nonsense', { PORTICO_TRUST_PROXY: 'sometimes' }, /PORTICO_TRUST_PROXY/],
   ])('refuses %s', (_label, env, message) => {
     expect(refusal(env).message).toMatch(message)

@@ -76,6 +76,11 @@ export interface DatabasePool {
    * silent network); waiting for a connection is bounded by half of it.
    */
   readonly timeoutMs: number
+  /**
+   * SQLite's page cache, in MiB, of the connection that serves requests: pages read stay
+   * there until it is full. Memory the process holds grows up to it as the database grows.
+   */
+  readonly sqliteCacheMib: number
 }
 
 /** Lifetimes in seconds. */
@@ -153,6 +158,7 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
     databasePool: Object.freeze({
       size: integer('PORTICO_DATABASE_POOL_SIZE', '10', 1, 1000),
       timeoutMs: integer('PORTICO_DATABASE_TIMEOUT', '10', 1, 600) * 1000,
+      sqliteCacheMib: integer('PORTICO_SQLITE_CACHE_MIB', '16', 1, 65_536),
     }),
     metrics: parseMetrics(get('PORTICO_METRICS_PORT'), get('PORTICO_METRICS_HOST')),
     shutdownGrace: integer('PORTICO_SHUTDOWN_GRACE', '10', 1, 3600),

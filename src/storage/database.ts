@@ -43,7 +43,7 @@ const INT8_OID = 20
 /** How long /readyz waits for the database before calling it unavailable. */
 const PING_TIMEOUT_MS = 3000
 
-const DEFAULT_POOL: DatabasePool = { size: 10, timeoutMs: 10_000 }
+const DEFAULT_POOL: DatabasePool = { size: 10, timeoutMs: 10_000, sqliteCacheMib: 16 }
 
 /** Opens SQLite (WAL, created with its folder on first use) or a PostgreSQL pool. */
 export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAULT_POOL): Database {
@@ -101,6 +101,8 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`)
     sqlite.pragma('busy_timeout = 5000')
     sqlite.pragma('foreign_keys = ON')
+    // Negative: a size in KiB, whatever the page size.
+    sqlite.pragma(`cache_size = ${-limits.sqliteCacheMib * 1024}`)
     const versions = trackVersions(sqlite)
     return {
       dialect: new SqliteDialect({

@@ -14,10 +14,8 @@ export interface TestStorage {
 /** Opens a fresh test database (SQLite, or PostgreSQL under DATABASE_URL) and migrates it. */
 export async function openTestStorage(poolSize = 10): Promise<TestStorage> {
   const database = await createTestDatabase()
-  const opened = openDatabase(parseConfig({ DATABASE_URL: database.url }).database, {
-    size: poolSize,
-    timeoutMs: 10_000,
-  })
+  const config = parseConfig({ DATABASE_URL: database.url })
+  const opened = openDatabase(config.database, { ...config.databasePool, size: poolSize })
   await migrate(opened)
   return {
     opened,
