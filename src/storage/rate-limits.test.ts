@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './database.js'
 import { migrate } from './migrate.js'
-import { createDatabaseRateLimiter, type RateLimiter } from './rate-limits.js'
+import { createDatabaseRateLimiter, inChunks, type RateLimiter } from './rate-limits.js'
 
 const NOW = Date.UTC(2030, 0, 1, 12, 0, 30)
 
@@ -57,10 +57,35 @@ describe('database rate limits: hits held in memory far from a generous limit', 
     expect((await t.limiter.hit('t', 's', 60, 60_000, NOW)).allowed).toBe(false)
   })
 
+  it.each([127, 130])('writes the held hits of %i counters, every one', async (n) => {
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < n; i++) await t.limiter.hit('t', `s${i}`, 1000, 60_000, NOW)
+    }
+    expect(await stored(t.database)).toBe(n)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(await stored(t.database)).toBe(2 * n)
+  })
+
   it('peek includes the hits held here', async () => {
     for (let i = 0; i < 5; i++) await t.limiter.hit('t', 's', 1000, 60_000, NOW)
     expect((await t.limiter.peek('t', 's', 5, 60_000, NOW)).allowed).toBe(false)
     expect((await t.limiter.peek('t', 's', 6, 60_000, NOW)).allowed).toBe(true)
+  })
+})
+
+describe('held hits are written in inserts of seven sizes', () => {
+  it.each([
+    [0, []],
+    [1, [1]],
+    [63, [32, 16, 8, 4, 2, 1]],
+    [64, [64]],
+    [130, [64, 64, 2]],
+    [200, [64, 64, 64, 8]],
+  ])('%i rows: inserts of %j, in order', (n, sizes) => {
+    const rows = Array.from({ length: n }, (_, i) => i)
+    const chunks = inChunks(rows)
+    expect(chunks.map((c) => c.length)).toEqual(sizes)
+    expect(chunks.flat()).toEqual(rows)
   })
 })
 
