@@ -24,7 +24,8 @@ import { choosePinning, cpuMs, describeMachine, memoryMb, pinSelf, sampleRss } f
 
 /**
  * `npm run bench`: plain node:http, Portico, oidc-provider and the limit server (on Portico's
- * database, for the API's reads) started one after another on 127.0.0.1, the scenarios run
+ * database, for the API's reads) started one after another on 127.0.0.1 (oidc-provider and the
+ * limit server only when a chosen scenario has them), the scenarios run
  * on each server that has them, round after round with the servers interleaved, then the
  * table, the targets of issues 7 and 20, and the JSON.
  */
@@ -89,7 +90,9 @@ async function main(): Promise<number> {
   try {
     servers.set('plain', await startPlain(pinning.server))
     servers.set('portico', await startPortico(pinning.server, database, person, options.cpuProf))
-    servers.set('oidc-provider', await startOidcProvider(pinning.server, person))
+    // Only when a scenario compares with it: an API-only run has nothing to ask it.
+    if (scenarios.some((s) => s.servers.includes('oidc-provider')))
+      servers.set('oidc-provider', await startOidcProvider(pinning.server, person))
     for (const kind of ['portico', 'oidc-provider'] as const) {
       const server = servers.get(kind)
       if (server) prepared.set(kind, await prepare(kind as OAuthServer, server.origin, person))
@@ -102,9 +105,10 @@ async function main(): Promise<number> {
         await startLimit(pinning.server, database, porticoOrigin, options.cpuProf),
       )
     console.log(`Portico on ${database.dialect}: ${porticoOrigin}`)
-    console.log(
-      `oidc-provider ${packageVersion('oidc-provider')}: ${servers.get('oidc-provider')?.origin}`,
-    )
+    if (servers.has('oidc-provider'))
+      console.log(
+        `oidc-provider ${packageVersion('oidc-provider')}: ${servers.get('oidc-provider')?.origin}`,
+      )
     console.log(`node:http: ${servers.get('plain')?.origin}`)
     if (servers.has('limit'))
       console.log(`limit server on ${database.dialect}: ${servers.get('limit')?.origin}`)
