@@ -12,7 +12,7 @@ import {
   sql,
 } from 'kysely'
 import pg from 'pg'
-import type { DatabaseConfig, DatabasePool } from '../config.js'
+import { type DatabaseConfig, type DatabasePool, parseConfig } from '../config.js'
 import type { PoolUse } from '../platform/metrics.js'
 import { preparedName } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
@@ -45,7 +45,8 @@ const int8AsNumber = (value: string) => Number(value)
 /** How long /readyz waits for the database before calling it unavailable. */
 const PING_TIMEOUT_MS = 3000
 
-const DEFAULT_POOL: DatabasePool = { size: 10, timeoutMs: 10_000, sqliteCacheMib: 16 }
+/** The configuration's defaults, for a database opened without one (unit tests). */
+const DEFAULT_POOL: DatabasePool = parseConfig({}).databasePool
 
 /** Opens SQLite (WAL, created with its folder on first use) or a PostgreSQL pool. */
 export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAULT_POOL): Database {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './database.js'
 import { migrate } from './migrate.js'
@@ -62,6 +63,20 @@ describe('database rate limits: hits held in memory far from a generous limit', 
       for (let i = 0; i < n; i++) await t.limiter.hit('t', `s${i}`, 1000, 60_000, NOW)
     }
     expect(await stored(t.database)).toBe(n)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(await stored(t.database)).toBe(2 * n)
+  })
+
+  it('after an insert fails, writes what it had not written, and nothing twice', async () => {
+    const n = 130 // written in inserts of 64, 64 and 2
+    for (let i = 0; i < n; i++) await t.limiter.hit('t', `s${i}`, 1000, 60_000, NOW)
+    // The second insert (counters 64-127) fails, the first has been written.
+    await sql`create trigger refuse before update on rate_limits
+      when new.key like '%:s100' begin select raise(abort, 'refused'); end`.execute(t.database.db)
+    for (let i = 0; i < n; i++) await t.limiter.hit('t', `s${i}`, 1000, 60_000, NOW)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(await stored(t.database)).toBe(n + 64)
+    await sql`drop trigger refuse`.execute(t.database.db)
     await new Promise((resolve) => setTimeout(resolve, 250))
     expect(await stored(t.database)).toBe(2 * n)
   })

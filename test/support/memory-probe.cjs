@@ -9,7 +9,7 @@ const { getHeapStatistics } = require('node:v8')
 /**
  * The connections a client kept open after its last request hold their socket, parser and
  * buffers until the keep-alive timeout: after a round of 300 concurrent flows, how many were
- * still open moved the JavaScript kept by up to 2 MiB. They are closed before sampling, as
+ * still open moved the JavaScript kept by up to 2.3 MiB. They are closed before sampling, as
  * the timeout would, and given this long for their close to run.
  */
 const CLOSE_MS = 100

@@ -4,7 +4,7 @@ import { migrate } from '../../storage/migrate.js'
 import type { Args } from '../args.js'
 
 export async function migrateCommand(_args: Args, config: Config): Promise<number> {
-  const database = openDatabase(config.database)
+  const database = openDatabase(config.database, config.databasePool)
   try {
     const applied = await migrate(database)
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date')
