@@ -14,7 +14,7 @@ import {
 import pg from 'pg'
 import { type DatabaseConfig, type DatabasePool, parseConfig } from '../config.js'
 import type { PoolUse } from '../platform/metrics.js'
-import { preparedName } from './compiled-query.js'
+import { type DirectRunner, preparedName, runDirectly } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
 import { SQLITE_DRIVER_PATH, SqliteDatabase } from './sqlite-driver.js'
 
@@ -50,8 +50,9 @@ const DEFAULT_POOL: DatabasePool = parseConfig({}).databasePool
 
 /** Opens SQLite (WAL, created with its folder on first use) or a PostgreSQL pool. */
 export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAULT_POOL): Database {
-  const { dialect, poolUse, dataVersion } = createDialect(config, pool)
+  const { dialect, poolUse, dataVersion, direct } = createDialect(config, pool)
   const db = new Kysely<Schema>({ dialect })
+  runDirectly(db, direct)
   return {
     db,
     dialect: config.dialect,
@@ -107,12 +108,26 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
     // Negative: a size in KiB, whatever the page size.
     sqlite.pragma(`cache_size = ${-limits.sqliteCacheMib * 1024}`)
     const versions = trackVersions(sqlite)
+    const database = withStatementCache(sqlite, versions.written, () => checkpointer?.terminate())
+    // Outside a transaction a statement runs on its own, as Kysely would run it, whatever
+    // Kysely holds: better-sqlite3 runs it to the end before anything else. Inside one
+    // (another request's, between its statements) it waits for Kysely's connection.
+    const direct: DirectRunner = (text, parameters) => {
+      if (!sqlite.open || sqlite.inTransaction) return undefined
+      try {
+        const statement = database.prepare(text)
+        if (statement.reader) return Promise.resolve(statement.all(parameters as unknown[]))
+        statement.run(parameters as unknown[])
+        return Promise.resolve([])
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
     return {
-      dialect: new SqliteDialect({
-        database: withStatementCache(sqlite, versions.written, () => checkpointer?.terminate()),
-      }),
+      dialect: new SqliteDialect({ database }),
       poolUse: () => undefined,
       dataVersion: versions.current,
+      direct,
     }
   }
   // Every wait is bounded, so a database that goes away answers 503s, never hangs: a
@@ -137,8 +152,19 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
   })
   // An idle client that errors (the server restarted) must not crash the process.
   pool.on('error', () => {})
+  const preparing = preparingPool(pool)
+  const direct: DirectRunner = async (text, parameters) => {
+    const connection = await preparing.connect()
+    try {
+      const result = await connection.query(text, parameters as unknown[])
+      return result.rows
+    } finally {
+      connection.release()
+    }
+  }
   return {
-    dialect: new PostgresDialect({ pool: preparingPool(pool) }),
+    dialect: new PostgresDialect({ pool: preparing }),
+    direct,
     poolUse: (): PoolUse => ({
       max: limits.size,
       total: pool.totalCount,

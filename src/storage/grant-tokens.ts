@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { type Client, toClient } from './clients.js'
-import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
+import { compiledInsert, compiledQuery, compiledShape, execute } from './compiled-query.js'
 import { cannotBeStored } from './lookup.js'
 import type { Db } from './schema.js'
 import type { AccessTokenTable, GrantTable, RefreshTokenTable } from './tables/oauth.js'
@@ -42,41 +42,89 @@ function grantExpiry(write: TokenWrite): number {
   return Math.max(write.access.expires_at, write.refresh?.expires_at ?? 0)
 }
 
-async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> {
-  const { access: a, refresh: r, now } = write
+/**
+ * PostgreSQL's one statement, in four fixed shapes (with or without rotation, with or without
+ * a refresh token), each compiled once: building and compiling it with Kysely at every
+ * request cost more than the driver's work on it. `v` holds {@link storeArguments}.
+ */
+function storeStatement(rotates: boolean, withRefresh: boolean, v: readonly unknown[]) {
+  const [now, rotated, grantId, grantExpires] = v
+  const [aDigest, aGrant, aClient, aUser, aScope, aAudience, aCreated, aExpires] = v.slice(4, 12)
+  const [rDigest, rGrant, rClient, rScope, rCreated, rExpires] = v.slice(12)
   // Every data-modifying CTE runs exactly once; the inserts select from `go`, so they store
   // rows only when the rotation (if any) matched an unrotated token.
-  const go =
-    write.rotates === undefined
-      ? sql`select 1`
-      : sql`update refresh_tokens set rotated_at = ${now}::bigint
-            where token_digest = ${write.rotates} and rotated_at is null returning 1`
-  const refreshInsert = r
+  const go = rotates
+    ? sql`update refresh_tokens set rotated_at = ${now}::bigint
+          where token_digest = ${rotated} and rotated_at is null returning 1`
+    : sql`select 1`
+  const refreshInsert = withRefresh
     ? sql`, new_refresh as (
         insert into refresh_tokens
           (token_digest, grant_id, client_id, scope, created_at, expires_at)
-        select ${r.token_digest}::text, ${r.grant_id}::text, ${r.client_id}::text,
-               ${r.scope}::text, ${r.created_at}::bigint, ${r.expires_at}::bigint
+        select ${rDigest}::text, ${rGrant}::text, ${rClient}::text,
+               ${rScope}::text, ${rCreated}::bigint, ${rExpires}::bigint
         from go)`
     : sql``
-  const statement = sql<{ id: string }>`
+  return sql<{ id: string }>`
     with go as (${go}),
     new_access as (
       insert into access_tokens
         (token_digest, grant_id, client_id, user_id, scope, audience, created_at, expires_at)
-      select ${a.token_digest}::text, ${a.grant_id}::text, ${a.client_id}::text,
-             ${a.user_id}::text, ${a.scope}::text, ${a.audience}::text,
-             ${a.created_at}::bigint, ${a.expires_at}::bigint
+      select ${aDigest}::text, ${aGrant}::text, ${aClient}::text,
+             ${aUser}::text, ${aScope}::text, ${aAudience}::text,
+             ${aCreated}::bigint, ${aExpires}::bigint
       from go
     )${refreshInsert}
     update grants
     set last_used_at = ${now}::bigint,
-        expires_at = greatest(expires_at, ${grantExpiry(write)}::bigint)
-    where id = ${write.grantId} and exists (select 1 from go)
-    returning id`.compile(db)
-  // One of four fixed texts (with or without rotation, with or without a refresh token).
-  preparedOnPostgres(statement.sql)
-  const { rows } = await db.executeQuery(statement)
+        expires_at = greatest(expires_at, ${grantExpires}::bigint)
+    where id = ${grantId} and exists (select 1 from go)
+    returning id`
+}
+
+/** The values of {@link storeStatement}, in its order. */
+function storeArguments(write: TokenWrite): unknown[] {
+  const { access: a, refresh: r } = write
+  return [
+    write.now,
+    write.rotates,
+    write.grantId,
+    grantExpiry(write),
+    a.token_digest,
+    a.grant_id,
+    a.client_id,
+    a.user_id,
+    a.scope,
+    a.audience,
+    a.created_at,
+    a.expires_at,
+    r?.token_digest,
+    r?.grant_id,
+    r?.client_id,
+    r?.scope,
+    r?.created_at,
+    r?.expires_at,
+  ]
+}
+
+const STORE_ARITY = 18
+
+/** {@link storeStatement}'s shapes by [rotates][withRefresh]. */
+const storeShapes = [false, true].map((rotates) =>
+  [false, true].map((withRefresh) =>
+    compiledShape<{ id: string }>(STORE_ARITY, (db, v) => ({
+      compile: () => storeStatement(rotates, withRefresh, v).compile(db),
+    })),
+  ),
+)
+
+async function storeInOneStatement(db: Db, write: TokenWrite): Promise<boolean> {
+  const rotates = write.rotates !== undefined
+  const withRefresh = write.refresh !== undefined
+  const v = storeArguments(write)
+  const rows =
+    (await storeShapes[Number(rotates)]?.[Number(withRefresh)]?.(db, v)) ??
+    (await execute(db, storeStatement(rotates, withRefresh, v).compile(db)))
   return rows.length > 0
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Client } from './clients.js'
-import { compiledInsert, compiledQuery, preparedOnPostgres } from './compiled-query.js'
+import { compiledInsert, compiledQuery, execute, preparedOnPostgres } from './compiled-query.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
@@ -136,7 +136,7 @@ export function createGrantStore(
       if (dialect === 'postgres') {
         const statement = grantWithCodeStatement(grant, code).compile(db)
         preparedOnPostgres(statement.sql)
-        await db.executeQuery(statement)
+        await execute(db, statement)
         return
       }
       await db.transaction().execute(async (trx) => {
