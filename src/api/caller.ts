@@ -1,4 +1,4 @@
-import { type BearerDeps, bearerChallenge, checkBearer } from '../oauth/bearer.js'
+import { type BearerDeps, bearerChallenge, type Companion, checkBearer } from '../oauth/bearer.js'
 import { roleAllows } from '../oauth/roles.js'
 import type { User } from '../storage/users.js'
 import { ProblemError } from './problem.js'
@@ -32,7 +32,8 @@ export interface ProtectedResource {
 export type TokenCaller = Extract<Caller, { kind: 'token' }>
 
 /**
- * Decides who is calling from the Authorization header alone. No header: anonymous. A
+ * Decides who is calling from the Authorization header alone (with a companion, the read
+ * the call goes on to make is made in the same statement where it can, see bearer.ts). No header: anonymous. A
  * malformed, unknown, expired, revoked or foreign-audience token: 401 `invalid_token`,
  * never a downgrade to anonymous. The audience is the API (the issuer) unless `resource`
  * names another of Portico's protected resources.
@@ -42,8 +43,9 @@ export async function identifyCaller(
   deps: BearerDeps,
   issuer: string,
   resource?: ProtectedResource,
+  companion?: Companion<object>,
 ): Promise<Caller> {
-  const check = await checkBearer(deps, authorization, resource?.identifier ?? issuer)
+  const check = await checkBearer(deps, authorization, resource?.identifier ?? issuer, companion)
   if (check.status === 'anonymous') return { kind: 'anonymous' }
   if (check.status === 'invalid') {
     throw new ProblemError(

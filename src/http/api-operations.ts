@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../api/caller.js'
+import type { Row } from '../api/framework/fields.js'
 import type { ApiOperation, OperationInput, OperationResult } from '../api/framework/operation.js'
 import { ifNoneMatchHolds } from './conditional-get.js'
 import { parseStrictJson } from './json-body.js'
@@ -9,6 +10,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling, decided by the /api/v1 hook before any operation runs. */
     caller?: Caller
+    /** What the route's operation prefetches, read by the hook with the caller's token. */
+    prefetched?: Row | null
+  }
+  interface FastifyContextConfig {
+    /** The route's operation's `prefetch`, for the /api/v1 hook. */
+    prefetch?: ApiOperation['prefetch']
   }
 }
 
@@ -29,6 +36,7 @@ export function inputOf(request: FastifyRequest): OperationInput {
     ifNoneMatch: header(request, 'if-none-match'),
     idempotencyKey: header(request, 'idempotency-key'),
     clientAddress: request.ip,
+    ...(request.prefetched !== undefined && { prefetched: request.prefetched }),
   }
 }
 
@@ -82,6 +90,7 @@ export function bindOperations(api: FastifyInstance, operations: readonly ApiOpe
       method: operation.method,
       url: operation.path,
       ...(operation.jsonBodyLimit !== undefined && { bodyLimit: operation.jsonBodyLimit }),
+      ...(operation.prefetch && { config: { prefetch: operation.prefetch } }),
       handler: async (request, reply) => {
         const input = inputOf(request)
         return sendResult(reply, await operation.run(input), input.ifNoneMatch)

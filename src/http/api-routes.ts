@@ -3,6 +3,7 @@ import { activityEndpoint } from '../api/activity/activity-endpoint.js'
 import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
+import type { Row } from '../api/framework/fields.js'
 import { resourcePaths } from '../api/framework/openapi.js'
 import { type ApiOperation, type Endpoint, openapiPathsOf } from '../api/framework/operation.js'
 import { problemResponse } from '../api/framework/problem-response.js'
@@ -13,6 +14,7 @@ import { progressEndpoints } from '../api/people/progress.js'
 import { ProblemError } from '../api/problem.js'
 import { AREAS, RESOURCES } from '../api/registry.js'
 import type { AppDeps } from '../app-deps.js'
+import type { Companion } from '../oauth/bearer.js'
 import { bindOperations } from './api-operations.js'
 import type { RouteModule } from './deps.js'
 
@@ -136,7 +138,15 @@ export const apiRoutes: RouteModule = {
             title: 'Bad Request',
             detail: 'the URL holds an encoded U+0000 (%00), which no parameter may contain',
           })
-        request.caller = await identifyCaller(request.headers.authorization, deps, issuer)
+        // A route whose operation reads one row first (a GET of a record) has it read with
+        // the token, in one statement: one round trip instead of two on PostgreSQL.
+        const { authorization } = request.headers
+        const prefetch = authorization && request.routeOptions.config?.prefetch
+        const companion: Companion<Row> | undefined = prefetch
+          ? { read: () => prefetch(request.params as Record<string, string>) }
+          : undefined
+        request.caller = await identifyCaller(authorization, deps, issuer, undefined, companion)
+        if (companion?.found !== undefined) request.prefetched = companion.found
         if (request.caller.kind === 'anonymous') await limitAnonymous(deps, request)
       })
 

@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely'
 import type { Clock } from '../platform/clock.js'
 import { digest } from '../platform/crypto.js'
 import type { GrantStore, LiveAccessToken } from '../storage/grants.js'
@@ -29,8 +30,16 @@ export type BearerCheck =
     }
 
 export interface BearerDeps {
-  readonly grants: Pick<GrantStore, 'findLiveAccessToken'>
+  readonly grants: Pick<GrantStore, 'findLiveAccessToken' | 'findLiveAccessTokenWith'>
   readonly clock: Clock
+}
+
+/** A read to make with the token's, in one statement, and what it found (see below). */
+export interface Companion<Row extends object> {
+  /** Made only when it is to be read (not for a token SQLite keeps in memory). */
+  readonly read: () => CompiledQuery<Row>
+  /** Null when it found nothing; undefined when it was not read with the token. */
+  found?: Row | null
 }
 
 /**
@@ -38,10 +47,11 @@ export interface BearerDeps {
  * `audience`. No header is anonymous; a malformed header, an unknown, expired or revoked
  * token, or one issued for another resource (RFC 8707) is invalid, never anonymous.
  */
-export async function checkBearer(
+export async function checkBearer<Row extends object>(
   deps: BearerDeps,
   header: string | undefined,
   audience: string,
+  companion?: Companion<Row>,
 ): Promise<BearerCheck> {
   const credentials = readBearer(header)
   if (credentials.kind === 'none') return { status: 'anonymous' }
@@ -51,13 +61,29 @@ export async function checkBearer(
       description: 'the Authorization header must be exactly: Bearer <access token>',
     }
   }
-  const live = await deps.grants.findLiveAccessToken(digest(credentials.token), deps.clock.now())
+  const live = await liveToken(deps, digest(credentials.token), companion)
   if (!live)
     return { status: 'invalid', description: 'the access token is invalid, expired or revoked' }
   if (live.token.audience !== audience) {
     return { status: 'invalid', description: 'the access token was issued for another resource' }
   }
   return { status: 'valid', live, scopes: new Set(live.token.scope.split(' ')) }
+}
+
+/**
+ * The live token of this digest; with a companion, read in the same statement where the
+ * store can (its `found` is then set, and is only to be used once the token is accepted).
+ */
+async function liveToken<Row extends object>(
+  deps: BearerDeps,
+  tokenDigest: string,
+  companion: Companion<Row> | undefined,
+): Promise<LiveAccessToken | undefined> {
+  const now = deps.clock.now()
+  if (!companion) return deps.grants.findLiveAccessToken(tokenDigest, now)
+  const pair = await deps.grants.findLiveAccessTokenWith(tokenDigest, now, companion.read)
+  companion.found = pair.companion
+  return pair.live
 }
 
 /** The protected resource metadata of the issuer's API (RFC 9728 §3). */

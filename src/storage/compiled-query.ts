@@ -78,20 +78,107 @@ type Binding = { readonly argument: number } | { readonly value: unknown }
  */
 export function compiledQuery<Args extends unknown[], Row>(
   build: (db: Db, ...args: Args) => Compilable<Row>,
-): (db: Db, ...args: Args) => Promise<Row[]> {
+): CompiledRead<Args, Row> {
   const arity = build.length - 1
   // Keyed by the dialect's adapter, which a database handle and its transactions share: the
   // SQL is the same, so a statement inside a transaction is not compiled anew each time.
   const compiled = new WeakMap<object, BoundQuery<Row>>()
-  return async (db, ...args) => {
+  const statement = (db: Db, ...args: Args): CompiledQuery<Row> => {
     const key = db.getExecutor().adapter
     let bound = compiled.get(key)
     if (!bound) {
       bound = compileBound(arity, (...placeholders) => build(db, ...(placeholders as Args)))
       compiled.set(key, bound)
     }
-    return execute(db, bind(bound, args))
+    return bind(bound, args)
   }
+  return Object.assign(async (db: Db, ...args: Args) => execute(db, statement(db, ...args)), {
+    statement,
+  })
+}
+
+/**
+ * A query compiled once ({@link compiledQuery}): run it, or take the statement it would run
+ * (to run beside another in one round trip, see {@link pairedRead}).
+ */
+export type CompiledRead<Args extends unknown[], Row> = ((
+  db: Db,
+  ...args: Args
+) => Promise<Row[]>) & {
+  readonly statement: (db: Db, ...args: Args) => CompiledQuery<Row>
+}
+
+/** Where {@link pairedRead} puts the first statement's columns: a name no table's column has. */
+const PAIRED = 'paired.'
+
+/** The SQL of two reads made one, by the texts of the two (a few fixed pairs). */
+const pairedTexts = new Map<string, string>()
+
+/**
+ * Two reads of at most one row each, run as one statement: one round trip to PostgreSQL
+ * instead of two (the bearer check and the record an API call reads, npm run bench). The
+ * first read's `columns` come back under names of their own, so that the two rows may share
+ * column names; each is undefined when its read found nothing. Both reads see one snapshot.
+ *
+ *     select "a"."c1" as "paired.c1", …, "b".* from (select 1) as "one"
+ *       left join (first) as "a" on true left join (second) as "b" on true
+ */
+export async function pairedRead<First extends object, Second extends object>(
+  db: Db,
+  first: CompiledQuery<First>,
+  columns: readonly (keyof First & string)[],
+  second: CompiledQuery<Second>,
+): Promise<{ first: First | undefined; second: Second | undefined }> {
+  const key = `${first.sql}\u0000${second.sql}`
+  let text = pairedTexts.get(key)
+  if (text === undefined) {
+    text = pairedSql(first.sql, first.parameters.length, columns, second.sql)
+    preparedOnPostgres(text)
+    pairedTexts.set(key, text)
+  }
+  const [row] = await execute<Record<string, unknown>>(db, {
+    ...second,
+    sql: text,
+    parameters: [...first.parameters, ...second.parameters],
+  } as CompiledQuery<Record<string, unknown>>)
+  if (!row) return { first: undefined, second: undefined }
+  const a: Record<string, unknown> = {}
+  const b: Record<string, unknown> = {}
+  let inFirst = false
+  let inSecond = false
+  for (const name in row) {
+    const value = row[name]
+    if (name.startsWith(PAIRED)) {
+      a[name.slice(PAIRED.length)] = value
+      if (value !== null) inFirst = true
+    } else {
+      b[name] = value
+      if (value !== null) inSecond = true
+    }
+  }
+  return {
+    first: inFirst ? (a as First) : undefined,
+    second: inSecond ? (b as Second) : undefined,
+  }
+}
+
+/**
+ * The one statement of {@link pairedRead}: the second read's PostgreSQL placeholders
+ * ($1, $2 …) numbered on after the first's; SQLite's `?` are positional already.
+ */
+export function pairedSql(
+  first: string,
+  firstParameters: number,
+  columns: readonly string[],
+  second: string,
+): string {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+  const shifted = second.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + firstParameters}`)
+  const named = columns.map((c) => `"a".${quote(c)} as ${quote(PAIRED + c)}`).join(', ')
+  return (
+    `select ${named}, "b".* from (select 1) as "one" ` +
+    `left join (${first}) as "a" on true left join (${shifted}) as "b" on true`
+  )
 }
 
 /**

@@ -1,6 +1,12 @@
-import { sql } from 'kysely'
+import { type CompiledQuery, sql } from 'kysely'
 import type { Client } from './clients.js'
-import { compiledInsert, compiledQuery, execute, preparedOnPostgres } from './compiled-query.js'
+import {
+  compiledInsert,
+  compiledQuery,
+  execute,
+  pairedRead,
+  preparedOnPostgres,
+} from './compiled-query.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
@@ -78,6 +84,34 @@ const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number)
     .where('u.status', '=', 'active')
     .where('u.disabled_at', 'is', null),
 )
+type LiveTokenRow = Awaited<ReturnType<typeof liveAccessToken>>[number]
+/** The names of the bearer check's columns, as its rows hold them. */
+const LIVE_TOKEN_NAMES: readonly (keyof LiveTokenRow & string)[] = [
+  ...USER_COLUMNS,
+  'grant_id',
+  'client_id',
+  'scope',
+  'audience',
+  't_created_at',
+  't_expires_at',
+]
+
+/** The live access token of a bearer check's row. */
+function liveOf(tokenDigest: string, row: LiveTokenRow): LiveAccessToken {
+  return {
+    token: {
+      token_digest: tokenDigest,
+      grant_id: row.grant_id,
+      client_id: row.client_id,
+      user_id: row.id,
+      scope: row.scope,
+      audience: row.audience,
+      created_at: row.t_created_at,
+      expires_at: row.t_expires_at,
+    },
+    user: toUser(row),
+  }
+}
 
 // Compiled once: every authorization approved stores a grant and its code.
 const insertGrant = compiledInsert('grants')
@@ -278,21 +312,39 @@ export function createGrantStore(
       }
       const [row] = await liveAccessToken(db, tokenDigest, now)
       if (!row) return undefined
-      const live: LiveAccessToken = {
-        token: {
-          token_digest: tokenDigest,
-          grant_id: row.grant_id,
-          client_id: row.client_id,
-          user_id: row.id,
-          scope: row.scope,
-          audience: row.audience,
-          created_at: row.t_created_at,
-          expires_at: row.t_expires_at,
-        },
-        user: toUser(row),
-      }
+      const live = liveOf(tokenDigest, row)
       if (version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
       return live
+    },
+
+    /**
+     * {@link findLiveAccessToken} and, in the same statement, the `companion` read: at most
+     * one row that the request goes on to read whatever the token (the record an API call
+     * names). One round trip instead of two on PostgreSQL, where every API call checks its
+     * token in the database. The companion's row is null when the read found nothing, and
+     * undefined when it was not read: for a token SQLite keeps in memory (see above), which
+     * costs less than any read; the caller then reads it itself.
+     */
+    async findLiveAccessTokenWith<Row extends object>(
+      tokenDigest: string,
+      now: number,
+      companion: () => CompiledQuery<Row>,
+    ): Promise<{ live: LiveAccessToken | undefined; companion?: Row | null }> {
+      const version = dataVersion?.()
+      if (version !== undefined) {
+        const kept = liveTokens.get(tokenDigest, version)
+        if (kept) return { live: kept.token.expires_at > now ? kept : undefined }
+      }
+      const pair = await pairedRead(
+        db,
+        liveAccessToken.statement(db, tokenDigest, now),
+        LIVE_TOKEN_NAMES,
+        companion(),
+      )
+      if (!pair.first) return { live: undefined, companion: pair.second ?? null }
+      const live = liveOf(tokenDigest, pair.first)
+      if (version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
+      return { live, companion: pair.second ?? null }
     },
 
     /**

@@ -1,6 +1,7 @@
+import type { CompiledQuery } from 'kysely'
 import type { AppDeps } from '../../app-deps.js'
 import type { Caller } from '../caller.js'
-import type { JsonSchema } from './fields.js'
+import type { JsonSchema, Row } from './fields.js'
 
 /**
  * What an operation is called with, whatever carries it (an HTTP route, an MCP tool call, a
@@ -29,6 +30,11 @@ export interface OperationInput {
   readonly dryRun?: boolean
   /** The address the call came from, when the binding knows it (per-address rate limits). */
   readonly clientAddress?: string
+  /**
+   * What the operation's `prefetch` read for these parameters, when the binding read it with
+   * the caller's token (null: no row); undefined when it did not.
+   */
+  readonly prefetched?: Row | null
 }
 
 /** What an operation answers: a status, a JSON body, and the metadata beside it. */
@@ -105,6 +111,13 @@ export interface BodyLimit {
 /** An operation of the API, its dependencies bound: a function from a caller and input to a result. */
 export interface ApiOperation extends OperationSpec {
   run(input: OperationInput): Promise<OperationResult>
+  /**
+   * The row `run` reads first whatever the caller (the record a GET names), as one statement
+   * a binding may run together with the check of the caller's token, in one round trip, and
+   * hand over as `input.prefetched`. Read before the token is known to be good: `run` uses
+   * it only after its own checks of the caller, as it would its own read.
+   */
+  prefetch?(params: Readonly<Record<string, string>>): CompiledQuery<Row>
   /**
    * Present when the operation takes a raw (non-JSON) body: checks everything but the body
    * (caller, path, query, media type), throwing the problem a refused request gets, and

@@ -43,6 +43,7 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
     /** The handler, given the operation's name (a write records its changes under it). */
     run: (operation: string) => (input: OperationInput) => Promise<OperationResult>,
     body?: JsonSchema,
+    prefetch?: ApiOperation['prefetch'],
   ): void {
     const openapi = documented[openapiPath(path)]?.[method.toLowerCase()] as
       | Record<string, unknown>
@@ -67,6 +68,7 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
       ),
       openapi,
       run: run(operation),
+      ...(prefetch && { prefetch }),
     })
   }
 
@@ -85,7 +87,16 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
       writeSchema(resource, 'create'),
     )
   }
-  if (has('get')) add('get', 'GET', item, () => getRecord(resource, deps, rt))
+  if (has('get'))
+    add(
+      'get',
+      'GET',
+      item,
+      () => getRecord(resource, deps, rt),
+      undefined,
+      // The record, as a caller with the read scope reads it (load, in resource-runtime.ts).
+      resource.singleton ? undefined : (params) => rt.store.findByKeyStatement(params.id ?? ''),
+    )
   if (has('update'))
     add(
       'update',

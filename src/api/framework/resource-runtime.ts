@@ -57,10 +57,12 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   async function load(input: OperationInput, full: boolean): Promise<Row> {
     const row = resource.singleton
       ? await singletonRow()
-      : await store.findByKey(
-          input.params.id ?? '',
-          full ? undefined : visibilityOf(resource, 'get', deps.clock.now()),
-        )
+      : full && input.prefetched !== undefined
+        ? (input.prefetched ?? undefined)
+        : await store.findByKey(
+            input.params.id ?? '',
+            full ? undefined : visibilityOf(resource, 'get', deps.clock.now()),
+          )
     if (!row) throw notFound(resource)
     await enriched([row], full)
     return row

@@ -1,5 +1,12 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely'
-import { compiledQuery, compiledShape } from '../../storage/compiled-query.js'
+import {
+  type CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  sql,
+} from 'kysely'
+import { type CompiledRead, compiledQuery, compiledShape } from '../../storage/compiled-query.js'
 import type { Db } from '../../storage/schema.js'
 import type { Row } from './fields.js'
 import type { Condition, ResourceDefinition } from './resource.js'
@@ -261,7 +268,7 @@ const withPattern = (query: ListQuery) => ({
 /** The compiled single-row reads of each resource, by column. */
 const compiledFinders = new WeakMap<
   ResourceDefinition,
-  Map<string, (db: Db, key: string) => Promise<Row[]>>
+  Map<string, CompiledRead<[key: string], Row>>
 >()
 
 /** The queries every resource shares, written once for both engines. */
@@ -303,6 +310,9 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
     }
     return finder
   }
+  /** The column a key names a record by: its id, or its slug when the resource has one. */
+  const keyColumn = (key: string) =>
+    resource.slugField && !key.startsWith(`${resource.idPrefix}_`) ? resource.slugField : 'id'
   return {
     async find(id: string): Promise<Row | undefined> {
       return (await byColumn('id')(db as unknown as Db, id))[0]
@@ -313,8 +323,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
      * only a row the public may see (in the same single query).
      */
     async findByKey(key: string, visible?: Visibility): Promise<Row | undefined> {
-      const column =
-        resource.slugField && !key.startsWith(`${resource.idPrefix}_`) ? resource.slugField : 'id'
+      const column = keyColumn(key)
       if (!visible) return (await byColumn(column)(db as unknown as Db, key))[0]
       return db
         .selectFrom(table)
@@ -323,6 +332,11 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
         .where(ours)
         .where(visible)
         .executeTakeFirst()
+    },
+
+    /** The statement of `findByKey(key)` without a visibility, to run beside another read. */
+    findByKeyStatement(key: string): CompiledQuery<Row> {
+      return byColumn(keyColumn(key)).statement(db as unknown as Db, key)
     },
 
     /** The page after `query.after`, one row more than the limit to tell whether more exist. */
