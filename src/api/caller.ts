@@ -1,5 +1,6 @@
 import { type BearerDeps, bearerChallenge, type Companion, checkBearer } from '../oauth/bearer.js'
 import { roleAllows } from '../oauth/roles.js'
+import type { LiveAccessToken } from '../storage/grants.js'
 import type { User } from '../storage/users.js'
 import { ProblemError } from './problem.js'
 
@@ -65,10 +66,27 @@ export async function identifyCaller(
       },
     )
   }
+  const kept = keptCallers.get(check.live)
+  if (kept) return kept
   const { user, token } = check.live
   const scopes = new Set([...check.scopes].filter((s) => roleAllows(user.role, s)))
-  return { kind: 'token', user, clientId: token.client_id, grantId: token.grant_id, scopes }
+  const caller: TokenCaller = Object.freeze({
+    kind: 'token',
+    user,
+    clientId: token.client_id,
+    grantId: token.grant_id,
+    scopes,
+  })
+  if (Object.isFrozen(check.live)) keptCallers.set(check.live, caller)
+  return caller
 }
+
+/**
+ * The callers of the live tokens SQLite keeps in memory (frozen, see grants.ts), made once:
+ * a token's scopes and its person's role are in the kept token, and a change to either is a
+ * write, after which the token is read anew (a new object, a new caller).
+ */
+const keptCallers = new WeakMap<LiveAccessToken, TokenCaller>()
 
 /**
  * Demands `scope`. Anonymous callers get 401 with a bare challenge pointing at the resource

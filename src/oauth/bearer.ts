@@ -67,7 +67,22 @@ export async function checkBearer<Row extends object>(
   if (live.token.audience !== audience) {
     return { status: 'invalid', description: 'the access token was issued for another resource' }
   }
-  return { status: 'valid', live, scopes: new Set(live.token.scope.split(' ')) }
+  return { status: 'valid', live, scopes: grantedScopes(live) }
+}
+
+/** The granted scopes of the live tokens SQLite keeps in memory (frozen, see grants.ts). */
+const keptScopes = new WeakMap<LiveAccessToken, ReadonlySet<string>>()
+
+/**
+ * The scopes a live token was granted: made once for a token kept in memory, which is the
+ * same object until a write ends it, anew for a token read from the database.
+ */
+function grantedScopes(live: LiveAccessToken): ReadonlySet<string> {
+  const kept = keptScopes.get(live)
+  if (kept) return kept
+  const scopes = new Set(live.token.scope.split(' '))
+  if (Object.isFrozen(live)) keptScopes.set(live, scopes)
+  return scopes
 }
 
 /**

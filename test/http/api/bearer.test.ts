@@ -285,6 +285,9 @@ describe('effective scopes = granted ∩ what the role allows today', () => {
     expect((await introspect(server, issued.client, issued.accessToken)).scope).toBe(
       'openid account:read courses:read students:write',
     )
+    // Asked again: on SQLite the token and its caller are now the ones kept in memory.
+    const again = await readJson(await callApi(server, API, { token: issued.accessToken }))
+    expect(again.scopes).toEqual(before.scopes)
 
     await setRole(server, issued.person.user.id, 'student')
 
