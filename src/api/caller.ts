@@ -33,11 +33,11 @@ export interface ProtectedResource {
 export type TokenCaller = Extract<Caller, { kind: 'token' }>
 
 /**
- * Decides who is calling from the Authorization header alone (with a companion, the read
- * the call goes on to make is made in the same statement where it can, see bearer.ts). No header: anonymous. A
+ * Decides who is calling from the Authorization header alone. No header: anonymous. A
  * malformed, unknown, expired, revoked or foreign-audience token: 401 `invalid_token`,
  * never a downgrade to anonymous. The audience is the API (the issuer) unless `resource`
- * names another of Portico's protected resources.
+ * names another of Portico's protected resources. A `companion` read, the one the call
+ * goes on to make, is made in the same statement as the token's where it can (bearer.ts).
  */
 export async function identifyCaller(
   authorization: string | undefined,

@@ -2,8 +2,10 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../../src/config.js'
 import { createClientStore } from '../../../src/storage/clients.js'
+import { compiledQuery } from '../../../src/storage/compiled-query.js'
 import { type Database, openDatabase } from '../../../src/storage/database.js'
 import { createGrantStore } from '../../../src/storage/grants.js'
+import type { Db } from '../../../src/storage/schema.js'
 import { createUserStore } from '../../../src/storage/users.js'
 import { postgresAdminUrl } from '../../support/databases.js'
 import { openTestStorage, storedClient, type TestStorage } from '../../support/storage.js'
@@ -77,6 +79,10 @@ async function seed(db: Database['db']): Promise<void> {
   expect(stored).toBe(true)
 }
 
+const clientRow = compiledQuery((db: Db, clientId: string) =>
+  db.selectFrom('clients').selectAll().where('client_id', '=', clientId),
+)
+
 const revokeGrant = (db: Database['db']) =>
   sql`update grants set revoked_at = ${T0} where id = 'grt_cache'`.execute(db)
 
@@ -108,6 +114,35 @@ describe('reads kept in memory, whatever the engine', () => {
     expect((await grants.findLiveAccessToken(TOKEN, T0))?.user.id).toBe('usr_cache')
     version += 1
     expect(await grants.findLiveAccessToken(TOKEN, T0)).toBeUndefined()
+  })
+
+  it('reads a token with a companion read as it reads it alone, the companion only when not kept', async () => {
+    storage = await openTestStorage()
+    const { db } = storage.opened
+    await seed(db)
+    const client = () => clientRow.statement(db, 'pci_cache')
+    // Nothing kept (PostgreSQL): the pair is read every time, and the token is the same.
+    const reading = createGrantStore(db, storage.opened.dialect, () => undefined)
+    const alone = await reading.findLiveAccessToken(TOKEN, T0)
+    expect(alone?.user.id).toBe('usr_cache')
+    const paired = await reading.findLiveAccessTokenWith(TOKEN, T0, client)
+    expect(paired.live).toEqual(alone)
+    expect(paired.companion).toMatchObject({ client_id: 'pci_cache', client_name: 'Cache Tool' })
+    const missing = await reading.findLiveAccessTokenWith(TOKEN, T0, () =>
+      clientRow.statement(db, 'pci_none'),
+    )
+    expect(missing).toEqual({ live: alone, companion: null })
+    expect(await reading.findLiveAccessTokenWith('unknown', T0, client)).toMatchObject({
+      live: undefined,
+      companion: { client_id: 'pci_cache' },
+    })
+    // Kept in memory (SQLite): read with its companion once, then from memory alone.
+    const keeping = createGrantStore(db, storage.opened.dialect, () => 1)
+    expect((await keeping.findLiveAccessTokenWith(TOKEN, T0, client)).companion).toBeDefined()
+    expect(await keeping.findLiveAccessTokenWith(TOKEN, T0, client)).toEqual({ live: alone })
+    expect(await keeping.findLiveAccessTokenWith(TOKEN, T0 + HOUR, client)).toEqual({
+      live: undefined,
+    })
   })
 
   it('never serves a kept token at or past its expiry', async () => {
