@@ -1,6 +1,6 @@
 import { type BearerDeps, bearerChallenge, type Companion, checkBearer } from '../oauth/bearer.js'
 import { roleAllows } from '../oauth/roles.js'
-import type { LiveAccessToken } from '../storage/grants.js'
+import { keptInMemory, type LiveAccessToken } from '../storage/grants.js'
 import type { User } from '../storage/users.js'
 import { ProblemError } from './problem.js'
 
@@ -77,12 +77,12 @@ export async function identifyCaller(
     grantId: token.grant_id,
     scopes,
   })
-  if (Object.isFrozen(check.live)) keptCallers.set(check.live, caller)
+  if (keptInMemory(check.live)) keptCallers.set(check.live, caller)
   return caller
 }
 
 /**
- * The callers of the live tokens SQLite keeps in memory (frozen, see grants.ts), made once:
+ * The callers of the live tokens SQLite keeps in memory (see keptInMemory), made once:
  * a token's scopes and its person's role are in the kept token, and a change to either is a
  * write, after which the token is read anew (a new object, a new caller).
  */

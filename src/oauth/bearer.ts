@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely'
 import type { Clock } from '../platform/clock.js'
 import { digest } from '../platform/crypto.js'
-import type { GrantStore, LiveAccessToken } from '../storage/grants.js'
+import { type GrantStore, keptInMemory, type LiveAccessToken } from '../storage/grants.js'
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, one b64token, nothing else. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i
@@ -70,7 +70,7 @@ export async function checkBearer<Row extends object>(
   return { status: 'valid', live, scopes: grantedScopes(live) }
 }
 
-/** The granted scopes of the live tokens SQLite keeps in memory (frozen, see grants.ts). */
+/** The granted scopes of the live tokens SQLite keeps in memory (see keptInMemory). */
 const keptScopes = new WeakMap<LiveAccessToken, ReadonlySet<string>>()
 
 /**
@@ -81,7 +81,7 @@ function grantedScopes(live: LiveAccessToken): ReadonlySet<string> {
   const kept = keptScopes.get(live)
   if (kept) return kept
   const scopes = new Set(live.token.scope.split(' '))
-  if (Object.isFrozen(live)) keptScopes.set(live, scopes)
+  if (keptInMemory(live)) keptScopes.set(live, scopes)
   return scopes
 }
 

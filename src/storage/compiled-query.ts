@@ -111,8 +111,35 @@ export type CompiledRead<Args extends unknown[], Row> = ((
 /** Where {@link pairedRead} puts the first statement's columns: a name no table's column has. */
 const PAIRED = 'paired.'
 
-/** The SQL of two reads made one, by the texts of the two (a few fixed pairs). */
-const pairedTexts = new Map<string, string>()
+/** Two reads made one: its SQL, and the first read's columns by their names in it. */
+interface Pairing {
+  readonly text: string
+  readonly firstColumns: readonly (readonly [paired: string, own: string])[]
+}
+
+/**
+ * The pairings made, by the first read's SQL, then the second's (a few fixed pairs). Two maps
+ * rather than one keyed by the joined texts: joining them was a new string of several hundred
+ * characters to hash at every request (2–3 µs), where these texts are the same strings each
+ * time, their hashes kept.
+ */
+const pairings = new Map<string, Map<string, Pairing>>()
+
+function pairingOf(first: CompiledQuery, columns: readonly string[], second: string): Pairing {
+  let bySecond = pairings.get(first.sql)
+  if (!bySecond) {
+    bySecond = new Map()
+    pairings.set(first.sql, bySecond)
+  }
+  let pairing = bySecond.get(second)
+  if (!pairing) {
+    const text = pairedSql(first.sql, first.parameters.length, columns, second)
+    preparedOnPostgres(text)
+    pairing = { text, firstColumns: columns.map((c) => [PAIRED + c, c] as const) }
+    bySecond.set(second, pairing)
+  }
+  return pairing
+}
 
 /**
  * Two reads of at most one row each, run as one statement: one round trip to PostgreSQL
@@ -129,32 +156,28 @@ export async function pairedRead<First extends object, Second extends object>(
   columns: readonly (keyof First & string)[],
   second: CompiledQuery<Second>,
 ): Promise<{ first: First | undefined; second: Second | undefined }> {
-  const key = `${first.sql}\u0000${second.sql}`
-  let text = pairedTexts.get(key)
-  if (text === undefined) {
-    text = pairedSql(first.sql, first.parameters.length, columns, second.sql)
-    preparedOnPostgres(text)
-    pairedTexts.set(key, text)
-  }
+  const { text, firstColumns } = pairingOf(first, columns, second.sql)
   const [row] = await execute<Record<string, unknown>>(db, {
     ...second,
     sql: text,
     parameters: [...first.parameters, ...second.parameters],
   } as CompiledQuery<Record<string, unknown>>)
   if (!row) return { first: undefined, second: undefined }
+  // A row has a column that is never null (its key): all null is no row.
   const a: Record<string, unknown> = {}
-  const b: Record<string, unknown> = {}
   let inFirst = false
+  for (const [paired, own] of firstColumns) {
+    const value = row[paired]
+    a[own] = value
+    if (value !== null) inFirst = true
+  }
+  const b: Record<string, unknown> = {}
   let inSecond = false
   for (const name in row) {
+    if (name.startsWith(PAIRED)) continue
     const value = row[name]
-    if (name.startsWith(PAIRED)) {
-      a[name.slice(PAIRED.length)] = value
-      if (value !== null) inFirst = true
-    } else {
-      b[name] = value
-      if (value !== null) inSecond = true
-    }
+    b[name] = value
+    if (value !== null) inSecond = true
   }
   return {
     first: inFirst ? (a as First) : undefined,

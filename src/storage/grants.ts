@@ -96,6 +96,12 @@ const LIVE_TOKEN_NAMES: readonly (keyof LiveTokenRow & string)[] = [
   't_expires_at',
 ]
 
+/**
+ * Whether a live token is one SQLite keeps in memory (frozen): the same object at every
+ * request until a write ends it, so what is made from it may be kept beside it.
+ */
+export const keptInMemory = (live: LiveAccessToken): boolean => Object.isFrozen(live)
+
 /** The live access token of a bearer check's row. */
 function liveOf(tokenDigest: string, row: LiveTokenRow): LiveAccessToken {
   return {
@@ -160,6 +166,36 @@ export function createGrantStore(
   dataVersion?: () => number | undefined,
 ) {
   const liveTokens = new ReadCache<LiveAccessToken>(LIVE_TOKENS_CACHED)
+
+  /**
+   * The live token of a digest (see findLiveAccessToken), with `companion` read in the same
+   * statement when the token is read from the database (see findLiveAccessTokenWith).
+   */
+  async function readLive<Row extends object>(
+    tokenDigest: string,
+    now: number,
+    companion?: () => CompiledQuery<Row>,
+  ): Promise<{ live: LiveAccessToken | undefined; companion?: Row | null }> {
+    const version = dataVersion?.()
+    if (version !== undefined) {
+      const kept = liveTokens.get(tokenDigest, version)
+      if (kept) return { live: kept.token.expires_at > now ? kept : undefined }
+    }
+    let row: LiveTokenRow | undefined
+    let found: Row | null | undefined
+    if (companion) {
+      const token = liveAccessToken.statement(db, tokenDigest, now)
+      const pair = await pairedRead(db, token, LIVE_TOKEN_NAMES, companion())
+      row = pair.first
+      found = pair.second ?? null
+    } else {
+      ;[row] = await liveAccessToken(db, tokenDigest, now)
+    }
+    const live = row && liveOf(tokenDigest, row)
+    if (live && version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
+    return found === undefined ? { live } : { live, companion: found }
+  }
+
   return {
     /**
      * Stores a new grant and its authorization code together: on PostgreSQL in one statement
@@ -305,16 +341,7 @@ export function createGrantStore(
       tokenDigest: string,
       now: number,
     ): Promise<LiveAccessToken | undefined> {
-      const version = dataVersion?.()
-      if (version !== undefined) {
-        const kept = liveTokens.get(tokenDigest, version)
-        if (kept) return kept.token.expires_at > now ? kept : undefined
-      }
-      const [row] = await liveAccessToken(db, tokenDigest, now)
-      if (!row) return undefined
-      const live = liveOf(tokenDigest, row)
-      if (version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
-      return live
+      return (await readLive(tokenDigest, now)).live
     },
 
     /**
@@ -325,26 +352,12 @@ export function createGrantStore(
      * undefined when it was not read: for a token SQLite keeps in memory (see above), which
      * costs less than any read; the caller then reads it itself.
      */
-    async findLiveAccessTokenWith<Row extends object>(
+    findLiveAccessTokenWith<Row extends object>(
       tokenDigest: string,
       now: number,
       companion: () => CompiledQuery<Row>,
     ): Promise<{ live: LiveAccessToken | undefined; companion?: Row | null }> {
-      const version = dataVersion?.()
-      if (version !== undefined) {
-        const kept = liveTokens.get(tokenDigest, version)
-        if (kept) return { live: kept.token.expires_at > now ? kept : undefined }
-      }
-      const pair = await pairedRead(
-        db,
-        liveAccessToken.statement(db, tokenDigest, now),
-        LIVE_TOKEN_NAMES,
-        companion(),
-      )
-      if (!pair.first) return { live: undefined, companion: pair.second ?? null }
-      const live = liveOf(tokenDigest, pair.first)
-      if (version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
-      return { live, companion: pair.second ?? null }
+      return readLive(tokenDigest, now, companion)
     },
 
     /**

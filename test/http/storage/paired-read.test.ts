@@ -45,44 +45,28 @@ describe('pairedSql', () => {
   })
 })
 
+/** The counter of `first` if its window started after `after`, with the counter of `second`. */
+const pair = (db: Db, first: string, after: number, second: string) =>
+  pairedRead(db, counterAfter.statement(db, first, after), FIRST, counter.statement(db, second))
+
 describe('pairedRead', () => {
   it('gives each read its own values and its own row, though their columns share names', async () => {
     storage = await openTestStorage()
     const { db } = storage.opened
     await insertCounter(db, { key: 'first', window_start: 10, count: 1 })
     await insertCounter(db, { key: 'second', window_start: 20, count: 2 })
-    const both = await pairedRead(
-      db,
-      counterAfter.statement(db, 'first', 5),
-      FIRST,
-      counter.statement(db, 'second'),
-    )
+    const both = await pair(db, 'first', 5, 'second')
     expect(both).toEqual({
       first: { key: 'first', count: 1, window_start: 10 },
       second: { key: 'second', window_start: 20, count: 2 },
     })
     // The first read's second value is a condition of its own: 10 is not after 10.
-    const notAfter = await pairedRead(
-      db,
-      counterAfter.statement(db, 'first', 10),
-      FIRST,
-      counter.statement(db, 'second'),
-    )
-    expect(notAfter).toEqual({ first: undefined, second: both.second })
-    const neither = await pairedRead(
-      db,
-      counterAfter.statement(db, 'none', 0),
-      FIRST,
-      counter.statement(db, 'none'),
-    )
-    expect(neither).toEqual({ first: undefined, second: undefined })
-    const firstOnly = await pairedRead(
-      db,
-      counterAfter.statement(db, 'second', 0),
-      FIRST,
-      counter.statement(db, 'none'),
-    )
-    expect(firstOnly).toEqual({
+    expect(await pair(db, 'first', 10, 'second')).toEqual({
+      first: undefined,
+      second: both.second,
+    })
+    expect(await pair(db, 'none', 0, 'none')).toEqual({ first: undefined, second: undefined })
+    expect(await pair(db, 'second', 0, 'none')).toEqual({
       first: { key: 'second', count: 2, window_start: 20 },
       second: undefined,
     })
@@ -93,14 +77,9 @@ describe('pairedRead', () => {
     const { db } = storage.opened
     await db.transaction().execute(async (trx) => {
       await insertCounter(trx, { key: 'in-transaction', window_start: 1, count: 9 })
-      const pair = await pairedRead(
-        trx,
-        counterAfter.statement(trx, 'in-transaction', 0),
-        FIRST,
-        counter.statement(trx, 'in-transaction'),
-      )
-      expect(pair.first?.count).toBe(9)
-      expect(pair.second?.count).toBe(9)
+      const read = await pair(trx, 'in-transaction', 0, 'in-transaction')
+      expect(read.first?.count).toBe(9)
+      expect(read.second?.count).toBe(9)
     })
   })
 })
