@@ -3,8 +3,8 @@ import path from 'node:path'
 import type { Browser as Chromium } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../support/browser.js'
-import { freePort } from '../support/cli-server.js'
 import { createPerson, registerTestClient, type TestPerson } from '../support/flow.js'
+import { freePort } from '../support/ports.js'
 import { startTestServer, type TestServer } from '../support/server.js'
 import {
   type CliHome,

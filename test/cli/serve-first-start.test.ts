@@ -1,5 +1,4 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
@@ -7,6 +6,7 @@ import { prepare } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { verifyPassword } from '../../src/platform/passwords.js'
 import { createTestDatabase, type TestDatabase } from '../support/databases.js'
+import { freePort } from '../support/ports.js'
 
 const BIN = path.resolve('dist/cli/index.js')
 const SECRET = 'test-secret-test-secret-test-secret-0123'
@@ -133,16 +133,3 @@ describe('portico serve on a fresh database', () => {
     expect(instances.flatMap((i) => blocks(i.stdout))).toHaveLength(1)
   })
 })
-
-/** Asks the kernel for a free port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-}

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { afterEach } from 'vitest'
 import { createTestDatabase, type TestDatabase } from './databases.js'
+import { freePort } from './ports.js'
 
 const BIN = path.resolve('dist/cli/index.js')
 
@@ -110,17 +110,4 @@ async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error('timed out')
-}
-
-/** Asks the kernel for a free port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 }

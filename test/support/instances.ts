@@ -5,10 +5,11 @@ import { prepare } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { hashPassword } from '../../src/platform/passwords.js'
 import type { UserTable } from '../../src/storage/tables/oauth.js'
-import { type CliServer, freePort, startCliServer } from './cli-server.js'
+import { type CliServer, startCliServer } from './cli-server.js'
 import { createTestDatabase, type TestDatabase } from './databases.js'
 import type { FlowResult, Target, TestClient, TestPerson } from './flow.js'
 import { formInit } from './http.js'
+import { freePort } from './ports.js'
 
 export const SECRET = 'test-secret-test-secret-test-secret-0123'
 

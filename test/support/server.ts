@@ -1,9 +1,9 @@
-import { createServer } from 'node:net'
 import { Writable } from 'node:stream'
 import { parseConfig } from '../../src/config.js'
 import { type Overrides, type RunningServer, startServer } from '../../src/main.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { createTestDatabase } from './databases.js'
+import { freePort } from './ports.js'
 
 export interface TestServer extends RunningServer {
   /** The issuer, equal to the URL the server listens on. */
@@ -72,17 +72,4 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await database.drop()
     },
   }
-}
-
-/** Asks the kernel for a free port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 }
