@@ -22,7 +22,7 @@ export interface TestServerOptions extends Omit<Overrides, 'logger'> {
 }
 
 /**
- * Starts a real Portico on an ephemeral port of 127.0.0.1 with a database of its own
+ * Starts a real Portico on a free port of 127.0.0.1 (./ports.ts) with a database of its own
  * (PostgreSQL when DATABASE_URL names one, SQLite otherwise).
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
