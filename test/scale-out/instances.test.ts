@@ -78,7 +78,11 @@ describe.skipIf(skip)('several instances on one PostgreSQL, one truth', () => {
       expect(await apiStatus(cluster.at(at), tokens.access_token)).toBe(401)
   })
 
-  it('lets exactly one of two instances racing for the same code win', async () => {
+  // As on one instance (test/http/token/code-misuse.test.ts), two interleavings are both
+  // right: usually one side redeems the code and gets tokens, and the other, a replay, revokes
+  // them; but the replay may revoke the grant between the first side's redemption and its
+  // issuing, and then the first is refused too. Never do both sides get tokens.
+  it('lets at most one of two instances racing for the same code win', async () => {
     const client = await registerTestClient(cluster.at(0))
     const browser = new Browser(cluster.at(0))
     const flows = []
@@ -93,14 +97,17 @@ describe.skipIf(skip)('several instances on one PostgreSQL, one truth', () => {
     )
     const winners: string[] = []
     for (const pair of answers) {
-      expect(pair.map((r) => r.status).sort()).toEqual([200, 400])
+      expect([
+        [200, 400],
+        [400, 400],
+      ]).toContainEqual(pair.map((r) => r.status).sort())
       for (const r of pair) {
         const body = await readJson(r)
         if (r.status === 200) winners.push(body.access_token)
         else expect(body.error).toBe('invalid_grant')
       }
     }
-    // Each race was lost by one side, whose replay revoked the grant of the winner.
+    // Each race was lost by a replay, which revoked the grant of any winner.
     for (const token of winners) {
       for (const at of [0, 1, 2]) expect(await apiStatus(cluster.at(at), token)).toBe(401)
     }
