@@ -1,7 +1,13 @@
-import { existsSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectPageErrors, launchBrowser, newPage, saveScreenshot } from '../support/browser.js'
+import {
+  collectPageErrors,
+  launchBrowser,
+  newPage,
+  SCREENSHOT_MAX_HEIGHT,
+  saveScreenshot,
+} from '../support/browser.js'
 import { startTestServer, type TestServer } from '../support/server.js'
 
 let server: TestServer
@@ -24,7 +30,10 @@ describe('the developer documentation page in Chromium', () => {
     expect(await page.title()).toBe('Portico developer documentation')
     await expect(page.locator('h1').first().isVisible()).resolves.toBe(true)
     const file = await saveScreenshot(page, 'docs-page')
-    expect(existsSync(file)).toBe(true)
+    // A PNG's size is in its header (IHDR): the page's width, and its height cut at the
+    // bound (the page is far taller; all of it took longer than the test's time).
+    const png = readFileSync(file)
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, SCREENSHOT_MAX_HEIGHT])
     expect(errors).toEqual([])
     await page.context().close()
   })

@@ -49,7 +49,7 @@ const SCREENSHOT_TIMEOUT_MS = 25_000
  * (--disable-gpu): the docs page is 118,000 px tall, and all of it took 14 s on an idle
  * two-core machine (a 12 MB PNG) and over 25 s under CI's load; its first 6,000 px take 2 s.
  */
-const SCREENSHOT_MAX_HEIGHT = 6_000
+export const SCREENSHOT_MAX_HEIGHT = 6_000
 
 /**
  * Saves a PNG of the whole page, down to SCREENSHOT_MAX_HEIGHT, as
