@@ -4,11 +4,9 @@ import { ProblemError } from '../api/problem.js'
 import type { AppDeps } from '../app-deps.js'
 import { contentDisposition, servedInline, servedType } from '../storage/file-bytes/policy.js'
 import { signatureValid } from '../storage/file-bytes/signing.js'
-import { fileStoreOf } from '../storage/file-bytes/store.js'
+import { fileStoreOf, isFileId } from '../storage/file-bytes/store.js'
 import { ifNoneMatchHolds } from './conditional-get.js'
 import type { RouteModule } from './deps.js'
-
-const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/
 
 /** The same 404 for a file that does not exist, a private one without a valid link, or an expired link. */
 const notFound = () =>
@@ -26,7 +24,7 @@ const notFound = () =>
  */
 async function serve(request: FastifyRequest, reply: FastifyReply, deps: AppDeps) {
   const { id } = request.params as { id: string; filename: string }
-  if (!FILE_ID.test(id)) throw notFound()
+  if (!isFileId(id)) throw notFound()
   const db = deps.database.db
   const file = await db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst()
   if (!file) throw notFound()

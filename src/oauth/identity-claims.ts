@@ -1,3 +1,4 @@
+import { epochSeconds } from '../platform/clock.js'
 import type { User } from '../storage/users.js'
 
 /**
@@ -17,7 +18,7 @@ export const IDENTITY_SCOPES = {
     claims: (user: User) => ({
       name: user.name,
       ...(user.avatarUrl !== undefined && { picture: user.avatarUrl }),
-      updated_at: Math.floor(user.updatedAt / 1000),
+      updated_at: epochSeconds(user.updatedAt),
     }),
   },
   email: {

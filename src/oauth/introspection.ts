@@ -1,4 +1,4 @@
-import type { Clock } from '../platform/clock.js'
+import { type Clock, epochSeconds } from '../platform/clock.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import type { ClientStore } from '../storage/clients.js'
 import type { GrantStore } from '../storage/grants.js'
@@ -82,8 +82,8 @@ export async function introspect(
       sub: live.user.id,
       aud: live.token.audience,
       iss: deps.issuer,
-      exp: Math.floor(live.token.expires_at / 1000),
-      iat: Math.floor(live.token.created_at / 1000),
+      exp: epochSeconds(live.token.expires_at),
+      iat: epochSeconds(live.token.created_at),
       token_type: 'Bearer',
     }
   }
@@ -106,8 +106,8 @@ export async function introspect(
       sub: user.id,
       aud: grant.resource,
       iss: deps.issuer,
-      exp: Math.floor(row.expires_at / 1000),
-      iat: Math.floor(row.created_at / 1000),
+      exp: epochSeconds(row.expires_at),
+      iat: epochSeconds(row.created_at),
       token_type: 'refresh_token',
     }
   }

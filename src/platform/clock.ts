@@ -6,7 +6,7 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
-/** Whole seconds since the epoch, as JWT and OAuth metadata count them. */
-export function epochSeconds(clock: Clock): number {
-  return Math.floor(clock.now() / 1000)
+/** Whole seconds since the epoch of a time in milliseconds, as JWT and OAuth metadata count them. */
+export function epochSeconds(ms: number): number {
+  return Math.floor(ms / 1000)
 }

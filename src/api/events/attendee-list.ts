@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
+import { isCursorInstant, isCursorText, packCursor, unpackCursor } from '../framework/cursor.js'
 import { type QueryMember, queryMember, queryText } from '../framework/endpoint-query.js'
 import { enumeration, integer } from '../framework/fields.js'
 import { DEFAULT_LIMIT, MAX_LIMIT, projected } from '../framework/list-params.js'
@@ -12,26 +13,18 @@ type Position = [number, string]
  * (PostgreSQL errors on a fraction or a number beyond bigint, and on U+0000 in text, where
  * SQLite compares anything).
  */
-function decodeCursor(raw: string): Position | undefined {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
-    if (
-      Array.isArray(decoded) &&
-      decoded.length === 2 &&
-      Number.isSafeInteger(decoded[0]) &&
-      decoded[0] >= 0 &&
-      typeof decoded[1] === 'string' &&
-      /^att_[A-Za-z0-9_-]{1,100}$/.test(decoded[1])
-    )
-      return decoded as Position
-  } catch {
-    // Refused by the caller.
-  }
+function readPosition(raw: string): Position | undefined {
+  const decoded = unpackCursor(raw)
+  if (
+    Array.isArray(decoded) &&
+    decoded.length === 2 &&
+    isCursorInstant(decoded[0], 0) &&
+    isCursorText(decoded[1], 104) &&
+    decoded[1].startsWith('att_')
+  )
+    return [decoded[0], decoded[1]]
   return undefined
 }
-
-const encodeCursor = (position: Position) =>
-  Buffer.from(JSON.stringify(position)).toString('base64url')
 
 /** The filters and paging of the attendee list, refused as lists refuse theirs (400). */
 export const attendeeListQuery: Readonly<Record<string, QueryMember>> = {
@@ -51,7 +44,7 @@ export const attendeeListQuery: Readonly<Record<string, QueryMember>> = {
     `limit must be 1 to ${MAX_LIMIT}`,
   ),
   cursor: queryMember(
-    { ...queryText(), parseQuery: decodeCursor },
+    { ...queryText(), parseQuery: readPosition },
     'invalid_cursor',
     'cursor is not one of ours',
   ),
@@ -104,7 +97,7 @@ export async function listAttendees(
       projected(attendeeView(row), filters.fields as ReadonlySet<string> | undefined),
     ),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor([Number(last.registered_at), last.id]) : null,
+    next_cursor: hasMore && last ? packCursor([Number(last.registered_at), last.id]) : null,
     total_count: Number(total?.n ?? 0),
   }
 }

@@ -1,6 +1,7 @@
 import type { FieldError } from '../conventions.js'
 import { ProblemError } from '../problem.js'
-import type { JsonSchema, Row } from './fields.js'
+import { decodeListCursor } from './cursor.js'
+import type { JsonSchema } from './fields.js'
 import type { ResourceDefinition } from './resource.js'
 import type { Filter, SortKey } from './store.js'
 
@@ -306,7 +307,8 @@ export function parseListParams(
   // The id breaks ties, in the direction of the first key.
   sort.push({ column: 'id', descending: sort[0]?.descending ?? true })
   if (errors.length > 0) throw badRequest(errors)
-  const after = cursor === undefined ? undefined : decodeCursor(resource, cursor, sortText, sort)
+  const after =
+    cursor === undefined ? undefined : decodeListCursor(resource, cursor, sortText, sort)
   return {
     limit,
     sort,
@@ -317,99 +319,4 @@ export function parseListParams(
     ...(after && { after }),
     ...(fields && { fields }),
   }
-}
-
-/**
- * An opaque cursor: the collection and sort it belongs to, and the sort values of the last
- * row served. Anyone can read and forge one (it is base64url JSON), so `decodeCursor` trusts
- * nothing in it: it is only a position in a list the caller may already walk.
- */
-export function encodeCursor(
-  resource: ResourceDefinition,
-  sortText: string,
-  sort: readonly SortKey[],
-  row: Row,
-): string {
-  const values = sort.map((k) => row[k.column])
-  return Buffer.from(JSON.stringify([resource.collection, sortText, values])).toString('base64url')
-}
-
-/** Longer than any cursor this server gives out (a few sort values of bounded length). */
-const MAX_CURSOR_LENGTH = 4096
-/** Epoch milliseconds any engine stores and JavaScript dates hold (±275,760 years). */
-const MAX_INSTANT = 8_640_000_000_000_000
-/** A lone UTF-16 surrogate or U+0000: no text column holds it faithfully (PostgreSQL refuses). */
-const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/**
- * Whether `value` could be the stored value of the sort column `column`, of the type its
- * column holds on both engines. A value of another type (a string for a bigint time, a number
- * beyond the column's range, a fraction for an integer) is what PostgreSQL refuses with an
- * error, where SQLite compares anything with anything: each is refused here, before SQL.
- */
-export function isCursorValue(
-  resource: ResourceDefinition,
-  column: string,
-  value: unknown,
-): boolean {
-  const text = (max: number) =>
-    typeof value === 'string' && value.length <= max && !UNSTORABLE.test(value)
-  const whole = (min: number, max: number) =>
-    typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max
-  if (column === 'id') return text(200) && (value as string).startsWith(`${resource.idPrefix}_`)
-  if (column === 'created_at' || column === 'updated_at') return whole(0, MAX_INSTANT)
-  const field = resource.fields[column]
-  if (!field) return false
-  if (value === null) return field.options.nullable === true
-  const schema = field.schema()
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
-  if (schema.format === 'date-time') return whole(-MAX_INSTANT, MAX_INSTANT)
-  if (type === 'boolean') return value === 0 || value === 1
-  // Integer fields are 32-bit columns (PostgreSQL `integer`): beyond that, an error there.
-  // Money sorts by its amount, an integer column of minor units.
-  const { properties } = schema
-  const money =
-    type === 'object' &&
-    typeof properties === 'object' &&
-    properties !== null &&
-    'amount' in properties
-  if (type === 'integer' || money) return whole(-2_147_483_648, 2_147_483_647)
-  if (type === 'string' && Array.isArray(schema.enum)) return schema.enum.includes(value)
-  // Text, and structures kept as JSON text. Not bounded by what the API lets a client write:
-  // rows written another way (the CLI, the demo) may hold longer text; the cursor's own
-  // length bounds it.
-  return text(MAX_CURSOR_LENGTH)
-}
-
-function decodeCursor(
-  resource: ResourceDefinition,
-  cursor: string,
-  sortText: string,
-  sort: readonly SortKey[],
-): unknown[] {
-  try {
-    if (cursor.length <= MAX_CURSOR_LENGTH && /^[A-Za-z0-9_-]+$/.test(cursor)) {
-      const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-      if (Array.isArray(decoded) && decoded.length === 3) {
-        const [collection, forSort, values] = decoded as [unknown, unknown, unknown]
-        if (
-          collection === resource.collection &&
-          forSort === sortText &&
-          Array.isArray(values) &&
-          values.length === sort.length &&
-          sort.every((key, i) => isCursorValue(resource, key.column, values[i]))
-        )
-          return values
-      }
-    }
-  } catch {
-    // Answered below: whatever it is, it is not one of ours.
-  }
-  throw badRequest([
-    {
-      field: 'cursor',
-      code: 'invalid_cursor',
-      message: 'cursor is not one this list gave out with the same sort; start again without it',
-    },
-  ])
 }

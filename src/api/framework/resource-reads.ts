@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import { readsFull } from './access.js'
-import { encodeCursor, parseFields, parseListParams } from './list-params.js'
+import { encodeCursor } from './cursor.js'
+import { parseFields, parseListParams } from './list-params.js'
 import type { OperationInput, OperationResult } from './operation.js'
 import type { ResourceDefinition } from './resource.js'
 import type { ResourceRuntime } from './resource-runtime.js'

@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js'
+import { type Clock, epochSeconds } from '../../platform/clock.js'
 import { digest } from '../../platform/crypto.js'
 import type { Random } from '../../platform/random.js'
 import { hiddenCharacter } from '../../platform/visible-text.js'
@@ -102,7 +102,7 @@ export function registrationResponse({
 }: Registered): Record<string, unknown> {
   return {
     client_id: client.clientId,
-    client_id_issued_at: Math.floor(client.createdAt / 1000),
+    client_id_issued_at: epochSeconds(client.createdAt),
     ...(clientSecret ? { client_secret: clientSecret, client_secret_expires_at: 0 } : {}),
     ...(client.clientName ? { client_name: client.clientName } : {}),
     redirect_uris: client.redirectUris,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { epochSeconds } from '../../platform/clock.js'
 import type { KeyRing, SigningAlg } from '../keys.js'
 
 /** What an ID token says, in Portico's terms; times in epoch milliseconds. */
@@ -34,7 +35,7 @@ export function atHash(accessToken: string): string {
  * Profile and e-mail claims are left to userinfo, as OIDC Core §5.4 allows for the code flow.
  */
 export function signIdToken(keys: Pick<KeyRing, 'sign'>, input: IdTokenInput): Promise<string> {
-  const iat = Math.floor(input.now / 1000)
+  const iat = epochSeconds(input.now)
   return keys.sign(
     {
       iss: input.issuer,
@@ -42,7 +43,7 @@ export function signIdToken(keys: Pick<KeyRing, 'sign'>, input: IdTokenInput): P
       aud: input.clientId,
       exp: iat + input.lifetime,
       iat,
-      auth_time: Math.floor(input.authTime / 1000),
+      auth_time: epochSeconds(input.authTime),
       ...(input.nonce !== undefined && { nonce: input.nonce }),
       at_hash: atHash(input.accessToken),
     },

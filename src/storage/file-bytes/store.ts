@@ -25,6 +25,11 @@ export interface FileStore {
 
 const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/
 
+/** Whether `id` has the form of a file id (`fil_` and up to 64 URL-safe characters). */
+export function isFileId(id: string): boolean {
+  return FILE_ID.test(id)
+}
+
 /** Bytes per row of `file_chunks`. */
 const CHUNK = 1024 * 1024
 
@@ -33,7 +38,7 @@ export function createDiskFileStore(dir: string): FileStore {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700)
   const pathOf = (id: string) => {
-    if (!FILE_ID.test(id)) throw new Error(`not a file id: ${id}`)
+    if (!isFileId(id)) throw new Error(`not a file id: ${id}`)
     return path.join(dir, id)
   }
   return {
