@@ -1,6 +1,6 @@
 import { type BearerDeps, bearerChallenge, type Companion, checkBearer } from '../oauth/bearer.js'
 import { roleAllows } from '../oauth/roles.js'
-import { keptInMemory, type LiveAccessToken } from '../storage/grants.js'
+import { keptInMemory, type LiveAccessToken } from '../storage/live-access-tokens.js'
 import type { User } from '../storage/users.js'
 import { ProblemError } from './problem.js'
 

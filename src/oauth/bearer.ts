@@ -1,7 +1,8 @@
 import type { CompiledQuery } from 'kysely'
 import type { Clock } from '../platform/clock.js'
 import { digest } from '../platform/crypto.js'
-import { type GrantStore, keptInMemory, type LiveAccessToken } from '../storage/grants.js'
+import type { GrantStore } from '../storage/grants.js'
+import { keptInMemory, type LiveAccessToken } from '../storage/live-access-tokens.js'
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, one b64token, nothing else. */
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i

@@ -1,4 +1,5 @@
-import type { GrantListing, GrantStore } from '../storage/grants.js'
+import type { GrantListing } from '../storage/grant-listings.js'
+import type { GrantStore } from '../storage/grants.js'
 
 /** A tool one person authorized: all of its live grants for that person, taken together. */
 export interface Connection {

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { Worker } from 'node:worker_threads'
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   Kysely,
@@ -16,7 +15,9 @@ import { type DatabaseConfig, type DatabasePool, parseConfig } from '../config.j
 import type { PoolUse } from '../platform/metrics.js'
 import { type DirectRunner, preparedName, runDirectly } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
-import { SQLITE_DRIVER_PATH, SqliteDatabase } from './sqlite-driver.js'
+import { FALLBACK_CHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js'
+import { trackVersions } from './sqlite-data-version.js'
+import { SqliteDatabase } from './sqlite-driver.js'
 
 /** An open database: the Kysely handle, which engine it runs on, and how to close it. */
 export interface Database {
@@ -294,109 +295,6 @@ function withStatementCache(
       onClose()
       sqlite.close()
     },
-  }
-}
-
-/**
- * The data version of a SQLite connection (see {@link Database.dataVersion}): a count of the
- * writes this connection ran, moved on too whenever SQLite's `data_version` says another
- * connection committed. Only the writes that go through Kysely are counted; the connection's
- * own pragmas (the checkpoint of the WAL's tail) change no data. While a transaction is open
- * (another request's, between two of its statements) `data_version` reads that
- * transaction's snapshot and would miss a commit made meanwhile, so there is no version:
- * the caller reads the database, which waits for the transaction to end.
- */
-function trackVersions(sqlite: BetterSqlite3.Database) {
-  const othersCommitted = sqlite.prepare('pragma data_version').pluck()
-  let seen = othersCommitted.get()
-  let version = 0
-  return {
-    written: () => {
-      version += 1
-    },
-    current: (): number | undefined => {
-      if (!sqlite.open || sqlite.inTransaction) return undefined
-      const now = othersCommitted.get()
-      if (now !== seen) {
-        seen = now
-        version += 1
-      }
-      return version
-    },
-  }
-}
-
-/** How often the checkpointer copies the WAL into the database. */
-const CHECKPOINT_INTERVAL_MS = 200
-/** WAL frames past which the checkpointer asks the connection to finish its checkpoint. */
-const RESTART_FRAMES = 1000
-/** Frames the connection is left to copy at most, the checkpointer passing again until so. */
-const TAIL_FRAMES = 200
-/** WAL pages past which a commit checkpoints by itself, should the checkpointer lag. */
-const FALLBACK_CHECKPOINT_PAGES = 10_000
-
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
-const db = new Database(workerData.file, { timeout: 5000 })
-// Prepared once and kept: no statement of this thread is ever garbage. better-sqlite3 12's
-// statements are node::ObjectWrap objects, and on Node 24 one collected by a GC that runs
-// outside JavaScript (in this thread, between intervals) aborts the process.
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
-setInterval(() => {
-  try {
-    let copied = 0
-    for (let pass = 0; pass < 4; pass++) {
-      const result = checkpoint.get()
-      if (result.busy !== 0 || result.log < workerData.restartFrames) return
-      const fresh = result.checkpointed - copied
-      copied = result.checkpointed
-      if (pass > 0 && fresh <= workerData.tailFrames) break
-    }
-    parentPort.postMessage(0)
-  } catch {}
-}, workerData.intervalMs)
-`
-
-/**
- * A thread with its own connection that checkpoints the WAL (copies it into the database
- * file, then fsyncs) every 200 ms. SQLite otherwise checkpoints inside the commit that
- * crosses 1000 WAL pages, on the event loop: the token endpoint then waited for the disk
- * for longer than it ran its queries, with stalls of 10–40 ms (npm run bench, profiled).
- * PASSIVE never blocks a writer; durability is unchanged (synchronous = NORMAL in WAL mode
- * either way). Undefined when no thread can be started: commits then checkpoint as before.
- *
- * Copying alone does not keep the WAL short: SQLite starts it over only at a write that
- * finds every frame copied, and under steady load commits land while the thread copies
- * and fsyncs. The WAL then grew to the fallback's 10,000 pages every quarter second and
- * that commit checkpointed the lot on the event loop (20–40 ms, the refresh grant's p99).
- * So once the WAL is long, the thread passes again (up to four times) until a pass finds
- * few new frames, then asks the connection to copy the few written since (`onTail`, between
- * transactions): a checkpoint of a short tail, after which the next commit starts the WAL
- * over. The refresh grant's p99 went from about 35 ms to under 20 (npm run bench).
- */
-function startCheckpointer(
-  file: string,
-  onFailure: () => void,
-  onTail: () => void,
-): Worker | undefined {
-  try {
-    const worker = new Worker(CHECKPOINTER, {
-      eval: true,
-      workerData: {
-        driver: SQLITE_DRIVER_PATH,
-        file: path.resolve(file),
-        intervalMs: CHECKPOINT_INTERVAL_MS,
-        restartFrames: RESTART_FRAMES,
-        tailFrames: TAIL_FRAMES,
-      },
-    })
-    worker.on('error', onFailure)
-    worker.on('message', onTail)
-    worker.unref()
-    return worker
-  } catch {
-    return undefined
   }
 }
 

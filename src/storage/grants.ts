@@ -1,20 +1,15 @@
 import { type CompiledQuery, sql } from 'kysely'
 import type { Client } from './clients.js'
-import {
-  compiledInsert,
-  compiledQuery,
-  execute,
-  pairedRead,
-  preparedOnPostgres,
-} from './compiled-query.js'
+import { compiledInsert, compiledQuery, execute, preparedOnPostgres } from './compiled-query.js'
+import { type GrantListing, listLiveGrants } from './grant-listings.js'
 import {
   findClientWithRefreshGrant,
   findRefreshGrant,
   type RefreshGrant,
   storeTokens,
 } from './grant-tokens.js'
+import { createLiveTokenReader, type LiveAccessToken, type LiveRead } from './live-access-tokens.js'
 import { cannotBeStored } from './lookup.js'
-import { frozen, ReadCache } from './read-cache.js'
 import type { Db } from './schema.js'
 import type {
   AccessTokenTable,
@@ -22,7 +17,7 @@ import type {
   GrantTable,
   RefreshTokenTable,
 } from './tables/oauth.js'
-import { activeRow, toUser, USER_COLUMNS, type User } from './users.js'
+import { activeRow } from './users.js'
 
 export type GrantRow = GrantTable
 export type CodeRow = AuthorizationCodeTable
@@ -35,96 +30,9 @@ export type CodeRedemption =
   | { readonly status: 'replayed'; readonly code: CodeRow }
   | { readonly status: 'unknown' }
 
-/** A grant as the connected-apps page and the CLI show it. */
-export interface GrantListing {
-  readonly id: string
-  readonly clientId: string
-  readonly clientName: string | undefined
-  readonly clientKind: 'self_registered' | 'integration' | 'metadata_document'
-  readonly userId: string
-  readonly userEmail: string
-  readonly userName: string
-  readonly userRole: User['role']
-  readonly scope: string
-  readonly resource: string
-  readonly createdAt: number
-  readonly lastUsedAt: number | undefined
-  /** Where the authorization that created the grant was answered; undefined for older grants. */
-  readonly redirectUri: string | undefined
-}
-
-/** An access token that is live right now (its grant unrevoked), with its person. */
-export interface LiveAccessToken {
-  readonly token: AccessTokenRow
-  readonly user: User
-}
-
-/**
- * The bearer check's read, compiled once: it runs on every API call. Only the columns a
- * caller is made of (each one more costs the PostgreSQL driver a field to set up a read,
- * npm run bench, profiled): the grant is only a condition.
- */
-const liveAccessToken = compiledQuery((db: Db, tokenDigest: string, now: number) =>
-  db
-    .selectFrom('access_tokens as t')
-    .innerJoin('grants as g', 'g.id', 't.grant_id')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(USER_COLUMNS.map((column) => `u.${column}` as const))
-    .select([
-      't.grant_id',
-      't.client_id',
-      't.scope',
-      't.audience',
-      't.created_at as t_created_at',
-      't.expires_at as t_expires_at',
-    ])
-    .where('t.token_digest', '=', tokenDigest)
-    .where('t.expires_at', '>', now)
-    .where('g.revoked_at', 'is', null)
-    .where('u.status', '=', 'active')
-    .where('u.disabled_at', 'is', null),
-)
-type LiveTokenRow = Awaited<ReturnType<typeof liveAccessToken>>[number]
-/** The names of the bearer check's columns, as its rows hold them. */
-const LIVE_TOKEN_NAMES: readonly (keyof LiveTokenRow & string)[] = [
-  ...USER_COLUMNS,
-  'grant_id',
-  'client_id',
-  'scope',
-  'audience',
-  't_created_at',
-  't_expires_at',
-]
-
-/**
- * Whether a live token is one SQLite keeps in memory (frozen): the same object at every
- * request until a write ends it, so what is made from it may be kept beside it.
- */
-export const keptInMemory = (live: LiveAccessToken): boolean => Object.isFrozen(live)
-
-/** The live access token of a bearer check's row. */
-function liveOf(tokenDigest: string, row: LiveTokenRow): LiveAccessToken {
-  return {
-    token: {
-      token_digest: tokenDigest,
-      grant_id: row.grant_id,
-      client_id: row.client_id,
-      user_id: row.id,
-      scope: row.scope,
-      audience: row.audience,
-      created_at: row.t_created_at,
-      expires_at: row.t_expires_at,
-    },
-    user: toUser(row),
-  }
-}
-
 // Compiled once: every authorization approved stores a grant and its code.
 const insertGrant = compiledInsert('grants')
 const insertCode = compiledInsert('authorization_codes')
-
-/** Live access tokens kept in memory at most (a few hundred bytes each). */
-const LIVE_TOKENS_CACHED = 10_000
 
 /** Marks a code used if it was not yet; compiled once, as every code exchange starts with it. */
 const consumeCode = compiledQuery((db: Db, codeDigest: string, now: number) =>
@@ -165,36 +73,7 @@ export function createGrantStore(
   dialect: 'sqlite' | 'postgres',
   dataVersion?: () => number | undefined,
 ) {
-  const liveTokens = new ReadCache<LiveAccessToken>(LIVE_TOKENS_CACHED)
-
-  /**
-   * The live token of a digest (see findLiveAccessToken), with `companion` read in the same
-   * statement when the token is read from the database (see findLiveAccessTokenWith).
-   */
-  async function readLive<Row extends object>(
-    tokenDigest: string,
-    now: number,
-    companion?: () => CompiledQuery<Row>,
-  ): Promise<{ live: LiveAccessToken | undefined; companion?: Row | null }> {
-    const version = dataVersion?.()
-    if (version !== undefined) {
-      const kept = liveTokens.get(tokenDigest, version)
-      if (kept) return { live: kept.token.expires_at > now ? kept : undefined }
-    }
-    let row: LiveTokenRow | undefined
-    let found: Row | null | undefined
-    if (companion) {
-      const token = liveAccessToken.statement(db, tokenDigest, now)
-      const pair = await pairedRead(db, token, LIVE_TOKEN_NAMES, companion())
-      row = pair.first
-      found = pair.second ?? null
-    } else {
-      ;[row] = await liveAccessToken(db, tokenDigest, now)
-    }
-    const live = row && liveOf(tokenDigest, row)
-    if (live && version !== undefined) liveTokens.set(tokenDigest, version, frozen(live))
-    return found === undefined ? { live } : { live, companion: found }
-  }
+  const readLive = createLiveTokenReader(db, dataVersion)
 
   return {
     /**
@@ -356,7 +235,7 @@ export function createGrantStore(
       tokenDigest: string,
       now: number,
       companion: () => CompiledQuery<Row>,
-    ): Promise<{ live: LiveAccessToken | undefined; companion?: Row | null }> {
+    ): Promise<LiveRead<Row>> {
       return readLive(tokenDigest, now, companion)
     },
 
@@ -365,46 +244,7 @@ export function createGrantStore(
      * one person's, or with no user id every grant at the school.
      */
     async listLive(now: number, userId?: string): Promise<GrantListing[]> {
-      let query = db
-        .selectFrom('grants as g')
-        .innerJoin('clients as c', 'c.client_id', 'g.client_id')
-        .innerJoin('users as u', 'u.id', 'g.user_id')
-        .select([
-          'g.id',
-          'g.client_id',
-          'g.user_id',
-          'g.scope',
-          'g.resource',
-          'g.created_at',
-          'g.last_used_at',
-          'g.redirect_uri',
-          'c.client_name',
-          'c.kind',
-          'u.email',
-          'u.name',
-          'u.role',
-        ])
-        .where('g.revoked_at', 'is', null)
-        .where('g.expires_at', '>', now)
-        .orderBy('g.created_at', 'desc')
-        .orderBy('g.id')
-      if (userId !== undefined) query = query.where('g.user_id', '=', userId)
-      const rows = await query.execute()
-      return rows.map((r) => ({
-        id: r.id,
-        clientId: r.client_id,
-        clientName: r.client_name ?? undefined,
-        clientKind: r.kind,
-        userId: r.user_id,
-        userEmail: r.email,
-        userName: r.name,
-        userRole: r.role,
-        scope: r.scope,
-        resource: r.resource,
-        createdAt: r.created_at,
-        lastUsedAt: r.last_used_at ?? undefined,
-        redirectUri: r.redirect_uri ?? undefined,
-      }))
+      return listLiveGrants(db, now, userId)
     },
 
     /** Ids of the live grants of a client, of a person, or of both. */
