@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { activityEndpoint } from '../api/activity/activity-endpoint.js'
+import { ACTIVITY_ROLES, activityEndpoint } from '../api/activity/activity-endpoint.js'
 import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
@@ -15,11 +15,22 @@ import { ProblemError } from '../api/problem.js'
 import { AREAS, RESOURCES } from '../api/registry.js'
 import type { AppDeps } from '../app-deps.js'
 import type { Companion } from '../oauth/bearer.js'
+import type { Role } from '../oauth/roles.js'
 import { bindOperations } from './api-operations.js'
 import type { RouteModule } from './deps.js'
 
+/** A collection the index lists: the scopes it needs, and the roles it is for, when fewer. */
+interface Collection {
+  readonly name: string
+  readonly path: string
+  readonly read?: string
+  readonly write?: string
+  /** Listed only to a person of these roles (the activity record: owners and admins). */
+  readonly roles?: readonly Role[]
+}
+
 /** The collections the API serves, with the scopes each needs; the index lists them. */
-const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; write?: string }> = [
+const COLLECTIONS: readonly Collection[] = [
   { name: 'account', path: '/api/v1/account', read: 'account:read', write: 'account:write' },
   ...RESOURCES.map((r) => ({
     name: r.collection,
@@ -27,6 +38,12 @@ const COLLECTIONS: ReadonlyArray<{ name: string; path: string; read?: string; wr
     read: r.scopes.read,
     write: r.scopes.write,
   })),
+  {
+    name: 'activity',
+    path: activityEndpoint.path,
+    ...(activityEndpoint.scope && { read: activityEndpoint.scope }),
+    roles: ACTIVITY_ROLES,
+  },
 ]
 
 /** The hand-written operations, declared with defineEndpoint. */
@@ -197,7 +214,9 @@ async function indexView(deps: AppDeps, caller: Caller): Promise<Record<string, 
             client_id: caller.clientId,
           },
     scopes: [...granted],
-    collections: COLLECTIONS.map((c) => ({
+    collections: COLLECTIONS.filter(
+      (c) => !c.roles || (caller.kind === 'token' && c.roles.includes(caller.user.role)),
+    ).map((c) => ({
       name: c.name,
       href: `${deps.config.issuer}${c.path}`,
       scopes: { ...(c.read && { read: c.read }), ...(c.write && { write: c.write }) },

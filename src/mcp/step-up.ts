@@ -2,17 +2,23 @@ import type { TokenCaller } from '../api/caller.js'
 import { toolAccess } from './tool-access.js'
 import type { SchoolTool } from './tools.js'
 
+/** A tool call of a request that needs scopes the token lacks (and the role allows). */
+export interface StepUp {
+  readonly tool: SchoolTool
+  readonly scopes: readonly string[]
+}
+
 /**
- * The scopes the token lacks for the tool calls of a request (one JSON-RPC message or a
- * batch) that the person's role would allow, in catalogue order; empty when none is missing.
- * Unknown tools and refused calls are left to the server, which answers them as errors.
+ * The tool calls of a request (one JSON-RPC message or a batch) that need scopes the token
+ * lacks and the person's role would allow, in the order sent. Unknown tools and calls the
+ * role refuses are left to the server, which answers them as errors.
  */
-export function missingScopes(
+export function stepUps(
   tools: ReadonlyMap<string, SchoolTool>,
   caller: TokenCaller,
   body: unknown,
-): string[] {
-  const missing = new Set<string>()
+): StepUp[] {
+  const found: StepUp[] = []
   for (const message of Array.isArray(body) ? body : [body]) {
     if (typeof message !== 'object' || message === null) continue
     const { method, params } = message as { method?: unknown; params?: { name?: unknown } }
@@ -20,7 +26,7 @@ export function missingScopes(
     const tool = tools.get(params.name)
     if (!tool) continue
     const access = toolAccess(tool, caller)
-    if (access.kind === 'step_up') for (const scope of access.scopes) missing.add(scope)
+    if (access.kind === 'step_up') found.push({ tool, scopes: access.scopes })
   }
-  return [...missing]
+  return found
 }

@@ -11,6 +11,7 @@ import { issue } from '../support/token-lifecycle.js'
 // with an app whose name looks like a script.
 
 const SCRIPT_NAME = '<img src=x onerror="window.pwned=1">Claude Code<script>window.pwned=2</script>'
+const SCRIPT_TITLE = '<script>window.pwned=3</script>Portrait'
 let server: TestServer
 let browser: Browser
 let owner: TestPerson
@@ -35,12 +36,17 @@ beforeAll(async () => {
       json: { title: 'Portrait <b>Lighting</b>', price: { amount: 4900, currency: 'USD' } },
     }),
   )
+  // The first two also rename it, to a title that looks like a script, and back.
+  const titles = [SCRIPT_TITLE, 'Portrait <b>Lighting</b>']
   for (let i = 0; i < 44; i += 1)
     expect(
       (
         await call(`/api/v1/digital_products/${made.id}`, {
           method: 'PATCH',
-          json: { price: { amount: i % 2 === 0 ? 3900 : 4900, currency: 'USD' } },
+          json: {
+            price: { amount: i % 2 === 0 ? 3900 : 4900, currency: 'USD' },
+            ...(titles[i] && { title: titles[i] }),
+          },
         })
       ).status,
     ).toBe(200)
@@ -112,8 +118,16 @@ describe('the activity section of /account', () => {
     await expect(entries(page).count()).resolves.toBe(20)
     await page.getByRole('link', { name: 'Older changes' }).click()
     await expect(entries(page).count()).resolves.toBe(6)
-    const last = (await entries(page).last().textContent()) ?? ''
-    expect(last).toMatch(/created the digital product “Portrait <b>Lighting<\/b>”/)
+    const oldest = (await entries(page).allTextContents()).map((t) => t.replace(/\s+/g, ' '))
+    expect(oldest.at(-1)).toMatch(/created the digital product “Portrait <b>Lighting<\/b>”/)
+    // A rename says from what to what, its titles as text.
+    expect(oldest.at(-2)).toContain(
+      `renamed the digital product “Portrait <b>Lighting</b>” to “${SCRIPT_TITLE}” and changed its price from $49.00 to $39.00`,
+    )
+    expect(oldest.at(-3)).toContain(
+      `renamed the digital product “${SCRIPT_TITLE}” to “Portrait <b>Lighting</b>” and changed its price from $39.00 to $49.00`,
+    )
+    expect(await page.locator('#activity img, #activity script, #activity b').count()).toBe(0)
     expect(await page.getByRole('link', { name: 'Older changes' }).count()).toBe(0)
     await page.getByRole('link', { name: 'Newest' }).click()
     await expect(entries(page).count()).resolves.toBe(20)

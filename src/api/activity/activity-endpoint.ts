@@ -40,7 +40,7 @@ export const activityEndpoint: Endpoint = defineEndpoint({
   operationId: 'listActivity',
   summary: 'What each app changed with its access token, newest first (owners and admins)',
   description:
-    'Every successful write made with an access token, through any binding: when, the person, the app (client id, name, metadata document URL), the grant, the operation, the record and the fields that changed. Values are kept only for closed values (states, numbers, times, ids, money); free text, secrets and file contents never. Dry runs are not recorded. Kept PORTICO_ACTIVITY_RETENTION_DAYS days (90 by default).',
+    'Every successful write made with an access token, through any binding: when, the person, the app (client id, name, metadata document URL), the grant, the operation, the record and the fields that changed, with their values before and after for closed values (states, numbers, times, ids), money and short text (titles, names, slugs: at most 200 characters); long or rich text, links, addresses and secret-like fields (coupon codes, passwords, tokens, file contents) by name only. A write that changes nothing is not recorded. Dry runs are not recorded. Kept PORTICO_ACTIVITY_RETENTION_DAYS days (90 by default).',
   tags: ['activity'],
   scope: 'school:read',
   roles: ACTIVITY_ROLES,

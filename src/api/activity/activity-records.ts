@@ -55,7 +55,7 @@ export const activityRecords = defineResource({
       {
         type: 'array',
         description:
-          'The fields that changed; before and after only for closed values (states, numbers, times, ids, money), never free text, secrets or file contents',
+          'The fields that changed, in declaration order; before (absent on a create) and after (absent on a delete) for closed values (states, numbers, times, ids), money and short text (at most 200 characters); long or rich text, links, addresses and secret-like fields by name only',
         items: {
           type: 'object',
           required: ['field'],

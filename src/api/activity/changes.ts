@@ -1,4 +1,4 @@
-import type { Field, Row } from '../framework/fields.js'
+import { type Field, type Row, SHORT_TEXT } from '../framework/fields.js'
 
 /** One changed field of a record: its name, and its values where the declaration allows. */
 export interface Change {
@@ -10,12 +10,15 @@ export interface Change {
 /** The most changes one record keeps (a create of a large record is summarised, not copied). */
 const MAX_CHANGES = 40
 
+/** Text longer than short text: never copied, whatever the field says it holds. */
+const tooLong = (value: unknown) => typeof value === 'string' && value.length > SHORT_TEXT
+
 /**
  * The fields whose stored value differs between `before` (absent for a create) and `after`
- * (absent for a delete), in declaration order. Values are kept only for fields whose
- * declaration says they are safe to show (`Field.activity`: closed kinds and money); every
- * other field (free text, HTML, structures) is named without its values. Fields that are
- * not columns (`virtual`) are named when the write gave them.
+ * (absent for a delete), in declaration order. Values are kept as each field declares
+ * (`Field.activity`): closed values, short text and money with their values before and
+ * after; long or rich text, structures and anything secret-like by name only. Fields that
+ * are not columns (`virtual`) are named when the write gave them.
  */
 export function changesOf(
   fields: Readonly<Record<string, Field>>,
@@ -32,7 +35,12 @@ export function changesOf(
     const old = before?.[name] ?? null
     const now = after?.[name] ?? null
     if (JSON.stringify(old) === JSON.stringify(now)) continue
-    if (field.activity === undefined) {
+    // Short text is bounded by its declaration; a longer stored value (written before its
+    // bound, or behind the API) is named all the same.
+    if (
+      field.activity === 'name' ||
+      (field.activity === 'text' && (tooLong(old) || tooLong(now)))
+    ) {
       changes.push({ field: name })
       continue
     }

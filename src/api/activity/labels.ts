@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { ResourceDb } from '../framework/store.js'
 import { RESOURCES } from '../registry.js'
+import { nameFieldOf } from './declarations.js'
 
 /** Where the records that are not declared resources keep their names. */
 const OTHER_NAMES: Readonly<Record<string, readonly [table: string, column: string]>> = {
@@ -13,16 +14,14 @@ const OTHER_NAMES: Readonly<Record<string, readonly [table: string, column: stri
 function nameColumnOf(type: string): readonly [string, string] | undefined {
   const resource = RESOURCES.find((r) => r.object === type)
   if (!resource) return OTHER_NAMES[type]
-  const column = ['title', 'name'].find(
-    (c) => resource.fields[c] && !resource.fields[c].options.virtual,
-  )
+  const column = nameFieldOf(type)
   return column ? [resource.table, column] : undefined
 }
 
 /**
  * The current names of the records a page of activity changed, as `type:id` → name: read
- * when shown, never copied into the record (a name is free text). A record since deleted
- * has none, and is shown by its type and id.
+ * when shown (a record renamed since shows its name of now). A record since deleted has
+ * none, and is shown by the name its changes recorded, or its type and id.
  */
 export async function labelsOf(
   deps: AppDeps,

@@ -45,6 +45,43 @@ describe('activity sentences', () => {
     )
   })
 
+  it('short text from and to, quoted; a rename says so; a deleted record by its recorded name', () => {
+    const course = (operation: string, changes: object[]) => ({
+      operation,
+      record_type: 'course',
+      record_id: 'crs_1',
+      changes: changes as [],
+    })
+    const renamed = { field: 'title', before: 'Portrait Basics', after: 'Portrait Lighting' }
+    expect(describeActivity(course('courses.update', [renamed]), 'Portrait Lighting')).toBe(
+      'renamed the course “Portrait Basics” to “Portrait Lighting”',
+    )
+    expect(
+      describeActivity(
+        course('courses.update', [
+          renamed,
+          { field: 'level', before: 'beginner', after: 'advanced' },
+        ]),
+      ),
+    ).toBe(
+      'renamed the course “Portrait Basics” to “Portrait Lighting” and changed its level from beginner to advanced',
+    )
+    expect(
+      describeActivity(
+        course('courses.update', [{ field: 'subtitle', before: null, after: 'In studio' }]),
+        'X',
+      ),
+    ).toBe('changed the subtitle of “X” from none to “In studio”')
+    // A record deleted since has no name of now: the one its change recorded.
+    expect(describeActivity(course('courses.delete', [{ field: 'title', before: 'Gone' }]))).toBe(
+      'deleted the course “Gone”',
+    )
+    // What a terminal would act on is not passed through.
+    expect(
+      describeActivity(course('courses.update', [{ ...renamed, after: 'A\u001b[2JB\nC' }])),
+    ).toBe('renamed the course “Portrait Basics” to “A\ufffd[2JB\ufffdC”')
+  })
+
   it('time ago', () => {
     const now = 10 * 86_400_000
     expect(timeAgo(now - 30_000, now)).toBe('just now')

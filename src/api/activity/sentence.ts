@@ -1,5 +1,6 @@
 import { formatMoney, type Money } from '../money/currencies.js'
 import type { Change } from './changes.js'
+import { keepingOf, nameFieldOf } from './declarations.js'
 
 /** An activity record as a sentence needs it. */
 export interface ActivityFacts {
@@ -20,18 +21,28 @@ function pastOf(action: string): string {
   return IRREGULAR[action] ?? (action.endsWith('e') ? `${action}d` : `${action}ed`)
 }
 
+/** What a sentence never shows as it is: control characters (a terminal's escapes, line breaks) and bidirectional overrides. */
+const HIDDEN = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu
+
+/** Text someone wrote (a name, a title), quoted: plain text, for the caller to escape. */
+const quoted = (text: string) => `“${text.replace(HIDDEN, '\ufffd')}”`
+
 const isMoney = (value: unknown): value is Money =>
   typeof value === 'object' &&
   value !== null &&
   typeof (value as Money).amount === 'number' &&
   typeof (value as Money).currency === 'string'
 
-/** A recorded value for people: money in its own currency, yes/no, "none". */
-export function valueText(value: unknown): string {
+/**
+ * A recorded value for people: money in its own currency, yes/no, "none", and text (a field
+ * kept as short text, `text`) quoted.
+ */
+export function valueText(value: unknown, text = false): string {
   if (value === null || value === undefined) return 'none'
   if (isMoney(value)) return formatMoney(value)
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
-  return String(value)
+  if (typeof value === 'string' && text) return quoted(value)
+  return String(value).replace(HIDDEN, '\ufffd')
 }
 
 /** "a, b and c". */
@@ -41,36 +52,48 @@ function listed(items: readonly string[]): string {
 }
 
 /**
- * What an app did, as the rest of a sentence after its name: "changed the price of Portrait
- * Lighting from $49.00 to $39.00". `label` names the record (its title), when known; plain
- * text, for the caller to escape.
+ * What an app did, as the rest of a sentence after its name: "changed the price of
+ * “Portrait Lighting” from $49.00 to $39.00", "renamed the course “Old” to “New”". `label`
+ * names the record as it is now (its title), when known; a record without one (deleted
+ * since) is named by the name its change recorded, or by its type and id. Plain text, for
+ * the caller to escape.
  */
 export function describeActivity(facts: ActivityFacts, label?: string): string {
   const action = facts.operation.split('.').pop() ?? facts.operation
   const type = facts.record_type ? words(facts.record_type) : 'record'
-  const record = label
-    ? `${type} “${label}”`
+  const isText = (change: Change) => keepingOf(facts.record_type, change.field) === 'text'
+  const naming = facts.changes.find((c) => c.field === nameFieldOf(facts.record_type) && isText(c))
+  const recorded = [naming?.after, naming?.before].find((v) => typeof v === 'string')
+  const name = label ?? (recorded as string | undefined)
+  const record = name
+    ? `${type} ${quoted(name)}`
     : facts.record_id
       ? `${type} ${facts.record_id}`
       : type
-  const what = label ? `“${label}”` : `${type} ${facts.record_id ?? ''}`.trim()
+  const what = name ? quoted(name) : `${type} ${facts.record_id ?? ''}`.trim()
   if (action === 'create') return `created the ${record}`
   if (action === 'delete') return `deleted the ${record}`
-  if (action === 'update') {
-    const [only] = facts.changes
-    if (facts.changes.length === 1 && only) {
-      const values =
-        'before' in only && 'after' in only
-          ? ` from ${valueText(only.before)} to ${valueText(only.after)}`
-          : 'after' in only
-            ? ` to ${valueText(only.after)}`
-            : ''
-      return `changed the ${words(only.field)} of ${what}${values}`
-    }
-    const fields = facts.changes.map((c) => words(c.field))
-    return fields.length > 0 ? `changed the ${listed(fields)} of ${what}` : `changed ${what}`
+  if (action !== 'update') return `${pastOf(action)} the ${record}`
+  const values = (c: Change) =>
+    'before' in c && 'after' in c
+      ? ` from ${valueText(c.before, isText(c))} to ${valueText(c.after, isText(c))}`
+      : 'after' in c
+        ? ` to ${valueText(c.after, isText(c))}`
+        : ''
+  const others = facts.changes.filter((c) => c !== naming)
+  const [only] = others
+  if (typeof naming?.before === 'string' && typeof naming.after === 'string') {
+    const renamed = `renamed the ${type} ${quoted(naming.before)} to ${quoted(naming.after)}`
+    if (others.length === 0) return renamed
+    if (others.length === 1 && only)
+      return `${renamed} and changed its ${words(only.field)}${values(only)}`
+    return `${renamed} and changed its ${listed(others.map((c) => words(c.field)))}`
   }
-  return `${pastOf(action)} the ${record}`
+  const [single] = facts.changes
+  if (facts.changes.length === 1 && single)
+    return `changed the ${words(single.field)} of ${what}${values(single)}`
+  const fields = facts.changes.map((c) => words(c.field))
+  return fields.length > 0 ? `changed the ${listed(fields)} of ${what}` : `changed ${what}`
 }
 
 /** "just now", "10 minutes ago", "3 hours ago", "2 days ago". */

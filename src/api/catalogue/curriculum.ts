@@ -227,29 +227,55 @@ export const curriculumEndpoints: readonly Endpoint[] = [
         new Set(lessonRows.map((r) => r.id)),
       )
       await db.transaction().execute(async (trx) => {
+        // Where each section and lesson is now, read in the change's transaction: only what
+        // moves is written, and an order sent back as it is changes (and records) nothing.
+        const [sectionsNow, lessonsNow] = await Promise.all([
+          trx
+            .selectFrom('sections')
+            .select(['id', 'position'])
+            .where('course_id', '=', courseId)
+            .execute(),
+          trx
+            .selectFrom('lessons')
+            .select(['id', 'section_id', 'position'])
+            .where('course_id', '=', courseId)
+            .execute(),
+        ])
+        const sectionAt = new Map(sectionsNow.map((r) => [r.id, Number(r.position)]))
+        const lessonAt = new Map(
+          lessonsNow.map((r) => [r.id, `${r.section_id} ${Number(r.position)}`]),
+        )
+        let moved = false
         for (const [i, section] of order.sections.entries()) {
-          await trx
-            .updateTable('sections')
-            .set({ position: i, updated_at: context.now })
-            .where('id', '=', section.id)
-            .execute()
-          for (const [j, lessonId] of section.lessonIds.entries())
+          if (sectionAt.get(section.id) !== i) {
+            moved = true
+            await trx
+              .updateTable('sections')
+              .set({ position: i, updated_at: context.now })
+              .where('id', '=', section.id)
+              .execute()
+          }
+          for (const [j, lessonId] of section.lessonIds.entries()) {
+            if (lessonAt.get(lessonId) === `${section.id} ${j}`) continue
+            moved = true
             await trx
               .updateTable('lessons')
               .set({ section_id: section.id, position: j, updated_at: context.now })
               .where('id', '=', lessonId)
               .execute()
+          }
         }
         // The new order is the course's curriculum, named, not copied.
-        await recordChange(
-          { ...context, db: trx },
-          {
-            operation,
-            recordType: courses.object,
-            recordId: courseId,
-            changes: [{ field: 'curriculum' }],
-          },
-        )
+        if (moved)
+          await recordChange(
+            { ...context, db: trx },
+            {
+              operation,
+              recordType: courses.object,
+              recordId: courseId,
+              changes: [{ field: 'curriculum' }],
+            },
+          )
       })
       return jsonAnswer(await treeOf(deps, course, true), { etag: true })
     },

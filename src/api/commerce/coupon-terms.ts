@@ -27,6 +27,8 @@ export function couponCode(): Field {
     pattern: /^[A-Za-z0-9_-]{3,32}$/,
     patternHint: '3 to 32 letters, digits, - or _',
     description: 'Stored upper-case; unique whatever the case',
+    // A code is a secret of sorts (whoever knows it pays less): the activity record names it.
+    activity: 'name',
   })
   return {
     ...inner,

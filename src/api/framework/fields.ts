@@ -34,7 +34,29 @@ export interface FieldOptions {
    * event's tickets) and its `enrich` loads it back.
    */
   readonly virtual?: boolean
+  /**
+   * `name`: the activity record names a change of this field, never copies its values,
+   * whatever its kind: declared on anything secret-like (a coupon code, a token, a password,
+   * a file's content) and on personal contact data. See {@link ActivityKeeping}.
+   */
+  readonly activity?: 'name'
 }
+
+/**
+ * How the activity record (issues 21 and 36) keeps a change of a field, declared by its kind:
+ * - `value`: before and after as they are: the closed kinds (states, booleans, numbers,
+ *   times, ids), whose values cannot carry arbitrary text;
+ * - `text`: before and after of short text, at most {@link SHORT_TEXT} characters by its
+ *   declaration (titles, names, slugs, labels, codes), shown quoted;
+ * - `money`: before and after, shown as money;
+ * - `name`: the field's name only: long or rich text (bodies, HTML, CSS, page blocks,
+ *   structures, lists, URLs) and anything declared secret-like (`activity: 'name'`), whose
+ *   values stay in the record they were written to.
+ */
+export type ActivityKeeping = 'value' | 'text' | 'money' | 'name'
+
+/** The longest text whose values the activity record keeps (a title, a name, a label). */
+export const SHORT_TEXT = 200
 
 /**
  * One field of a resource, stored in the column of the same name. `parse` checks and
@@ -53,20 +75,17 @@ export interface Field {
   schema(): JsonSchema
   /** An object whose PATCH merges into the stored value (RFC 7396) instead of replacing it. */
   readonly mergeable?: boolean
-  /**
-   * How the activity record (issue 21) shows a change of this field: its values before and
-   * after (`value`: the closed kinds, whose values cannot carry arbitrary text), as money, or,
-   * when absent, by its name only. Free text, HTML and structures are never copied there:
-   * whatever a client wrote (a pasted secret included) stays in the record it wrote.
-   */
-  readonly activity?: 'value' | 'money'
+  /** How the activity record keeps a change of it (its kind's, or `name` when declared so). */
+  readonly activity: ActivityKeeping
 }
 
 export type Kind = Omit<
   Field,
   'options' | 'schema' | 'toColumn' | 'fromColumn' | 'filterKind' | 'activity'
 > &
-  Partial<Pick<Field, 'toColumn' | 'fromColumn' | 'filterKind'>> & { schema: JsonSchema }
+  Partial<Pick<Field, 'toColumn' | 'fromColumn' | 'filterKind' | 'activity'>> & {
+    schema: JsonSchema
+  }
 
 /**
  * The conversion of a field stored as its JSON value: one function for all of them, so that
@@ -84,6 +103,8 @@ export function field(options: FieldOptions, kind: Kind): Field {
     parseQuery: kind.parseQuery,
     toColumn: kind.toColumn ?? asStored,
     fromColumn: kind.fromColumn ?? asStored,
+    // A kind that says nothing keeps the name only; a declaration may only narrow to it.
+    activity: options.activity ?? kind.activity ?? 'name',
     schema: () => {
       const base: JsonSchema = { ...kind.schema }
       if (options.description) base.description = options.description
@@ -126,10 +147,14 @@ export interface TextOptions extends FieldOptions {
   readonly format?: string
 }
 
-/** A single-line string. */
+/**
+ * A single-line string. The activity record keeps its values when its declared `max` is at
+ * most {@link SHORT_TEXT} (unless declared `activity: 'name'`), its name only otherwise.
+ */
 export function text(options: TextOptions = {}): Field {
   const { max = 500, min = 0 } = options
   return field(options, {
+    activity: max <= SHORT_TEXT ? 'text' : 'name',
     schema: {
       type: 'string',
       maxLength: max,
@@ -158,10 +183,14 @@ export function text(options: TextOptions = {}): Field {
   })
 }
 
-/** An e-mail address, stored lower-cased. */
+/**
+ * An e-mail address, stored lower-cased. Personal contact data, and longer than short text:
+ * the activity record names it.
+ */
 export function email(options: FieldOptions = {}): Field {
   const inner = text({
     ...options,
+    activity: 'name',
     max: 254,
     pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
     patternHint: 'an e-mail address',
@@ -177,10 +206,14 @@ export function email(options: FieldOptions = {}): Field {
   }
 }
 
-/** A URL with an http(s) scheme. */
+/**
+ * A URL with an http(s) scheme. A link may carry a secret (a join link, a signed address):
+ * the activity record names it.
+ */
 export function url(options: FieldOptions = {}): Field {
   return text({
     ...options,
+    activity: 'name',
     max: 2000,
     pattern: /^https?:\/\/[^\s]+$/,
     patternHint: 'an http(s) URL',
@@ -246,7 +279,8 @@ export function html(options: FieldOptions & { readonly max?: number } = {}): Fi
 
 /** One of a fixed list of strings. */
 export function enumeration(values: readonly string[], options: FieldOptions = {}): Field {
-  const kind = field(options, {
+  return field(options, {
+    activity: 'value',
     schema: { type: 'string', enum: [...values] },
     parse(value, path, errors) {
       if (typeof value !== 'string' || !values.includes(value))
@@ -255,12 +289,12 @@ export function enumeration(values: readonly string[], options: FieldOptions = {
     },
     parseQuery: (raw) => (values.includes(raw) ? raw : undefined),
   })
-  return { ...kind, activity: 'value' }
 }
 
 /** true or false, stored as 1 or 0 so both engines agree. */
 export function boolean(options: FieldOptions = {}): Field {
-  const kind = field(options, {
+  return field(options, {
+    activity: 'value',
     schema: { type: 'boolean' },
     parse(value, path, errors) {
       if (typeof value !== 'boolean') return fail(errors, path, 'type', `${path} must be a boolean`)
@@ -270,13 +304,13 @@ export function boolean(options: FieldOptions = {}): Field {
     fromColumn: (v) => (v === null ? null : Boolean(v)),
     parseQuery: (raw) => (raw === 'true' ? 1 : raw === 'false' ? 0 : undefined),
   })
-  return { ...kind, activity: 'value' }
 }
 
 /** A whole number within bounds. */
 export function integer(options: FieldOptions & { min?: number; max?: number } = {}): Field {
   const { min = 0, max = 2_147_483_647 } = options
-  const kind = field(options, {
+  return field(options, {
+    activity: 'value',
     schema: { type: 'integer', minimum: min, maximum: max },
     filterKind: 'range',
     parse(value, path, errors) {
@@ -288,7 +322,6 @@ export function integer(options: FieldOptions & { min?: number; max?: number } =
     },
     parseQuery: (raw) => (/^-?\d{1,15}$/.test(raw) ? Number(raw) : undefined),
   })
-  return { ...kind, activity: 'value' }
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
@@ -301,7 +334,8 @@ function parseTime(raw: string): number | undefined {
 
 /** An instant, written RFC 3339 in UTC and stored as epoch milliseconds. */
 export function instant(options: FieldOptions = {}): Field {
-  const kind = field(options, {
+  return field(options, {
+    activity: 'value',
     schema: { type: 'string', format: 'date-time' },
     filterKind: 'range',
     parse(value, path, errors) {
@@ -313,7 +347,6 @@ export function instant(options: FieldOptions = {}): Field {
     fromColumn: (v) => (typeof v === 'number' ? timestamp(v) : null),
     parseQuery: parseTime,
   })
-  return { ...kind, activity: 'value' }
 }
 
 /** A list of short strings (tags), stored as JSON text. */
@@ -348,5 +381,5 @@ export function reference(prefix: string, options: FieldOptions = {}): Field {
     patternHint: `an id starting with ${prefix}_`,
   })
   // An id of the prefix's form is no free text: the activity record may show it.
-  return { ...inner, activity: 'value' }
+  return { ...inner, activity: options.activity ?? 'value' }
 }

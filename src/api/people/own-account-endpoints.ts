@@ -103,15 +103,14 @@ export const accountEndpoints: readonly Endpoint[] = [
       // The change and its activity record in one transaction.
       const updated = await deps.database.db.transaction().execute(async (trx) => {
         const after = await createUserStore(trx).updateProfile(caller.user.id, changes, now)
-        if (after)
+        const changed = after
+          ? changesOf(ACCOUNT_CHANGES, accountView(caller.user), accountView(after))
+          : []
+        // A PATCH that changed nothing is no change to record (as for every record).
+        if (changed.length > 0)
           await recordChange(
             { deps, db: trx, caller, now },
-            {
-              operation,
-              recordType: 'account',
-              recordId: caller.user.id,
-              changes: changesOf(ACCOUNT_CHANGES, accountView(caller.user), accountView(after)),
-            },
+            { operation, recordType: 'account', recordId: caller.user.id, changes: changed },
           )
         return after
       })

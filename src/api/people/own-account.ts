@@ -1,7 +1,7 @@
 import { hiddenCharacter } from '../../platform/visible-text.js'
 import type { User } from '../../storage/users.js'
 import { type FieldError, timestamp } from '../conventions.js'
-import { type Field, fail, field, type JsonSchema } from '../framework/fields.js'
+import { type Field, fail, field, type JsonSchema, SHORT_TEXT } from '../framework/fields.js'
 
 const TEAM_ROLES = new Set(['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant'])
 
@@ -69,6 +69,7 @@ let timezones: ReadonlySet<string> | undefined
 /**
  * A text member of the account: a string without control characters (a bio may hold line
  * breaks and tabs), at most `max` characters, then `check`ed; `documented` is its schema.
+ * The activity record keeps its values when it is short text, as for text().
  */
 function accountText(
   max: number,
@@ -79,7 +80,8 @@ function accountText(
   return field(
     { nullable },
     {
-      schema: documented,
+      schema: { ...documented, maxLength: max },
+      activity: max <= SHORT_TEXT ? 'text' : 'name',
       parseQuery: () => undefined,
       parse(value, path, errors) {
         if (typeof value !== 'string')

@@ -23,6 +23,8 @@ export const students = defineResource({
       nullable: true,
       pattern: /^\+?[0-9 ()-]{3,30}$/,
       patternHint: 'a phone number',
+      // Personal contact data, as the e-mail address: named in the activity record.
+      activity: 'name',
     }),
     locale: text({ max: 35, nullable: true, pattern: /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/ }),
     timezone: text({ max: 64, nullable: true }),

@@ -88,9 +88,9 @@ describe('what is recorded', () => {
       record_type: 'digital_product',
       record_id: made.id,
     })
-    // Money with its values; free text (the title) named without them.
+    // Short text (the title) and money with their values before and after.
     expect(update.changes).toEqual([
-      { field: 'title' },
+      { field: 'title', before: 'Portrait Lighting', after: 'Portrait Lighting II' },
       {
         field: 'price',
         before: { amount: 4900, currency: 'USD' },
@@ -98,7 +98,30 @@ describe('what is recorded', () => {
       },
     ])
     expect(create.changes).toContainEqual({ field: 'status', after: 'draft' })
-    expect(JSON.stringify(page)).not.toContain('Portrait Lighting')
+    expect(create.changes).toContainEqual({ field: 'title', after: 'Portrait Lighting' })
+  })
+
+  it('long and rich text by name only; what a PATCH leaves as it was, not at all', async () => {
+    const made = await product('Plain')
+    const licence = `password=${'x'.repeat(300)}`
+    const patched = await call(`/api/v1/digital_products/${made.id}`, {
+      method: 'PATCH',
+      json: {
+        title: 'Plain',
+        slug: 'plain-renamed',
+        description: '<p>secret body</p>',
+        license_text: licence,
+      },
+    })
+    expect(patched.status).toBe(200)
+    const [update] = (await activity(`?record_id=${made.id}&limit=1`)).data
+    expect(update.changes).toEqual([
+      { field: 'slug', before: 'plain', after: 'plain-renamed' },
+      { field: 'description' },
+      { field: 'license_text' },
+    ])
+    expect(JSON.stringify(update)).not.toContain('secret body')
+    expect(JSON.stringify(update)).not.toContain('password=')
   })
 
   it('an action, and a hand-written endpoint (own account), each under its operation', async () => {
@@ -109,11 +132,25 @@ describe('what is recorded', () => {
     const [publish] = (await activity(`?record_id=${made.id}&limit=1`)).data
     expect(publish.operation).toBe('digital_products.archive')
     expect(publish.changes).toContainEqual({ field: 'status', before: 'draft', after: 'archived' })
-    const account = await call('/api/v1/account', { method: 'PATCH', json: { bio: 'hello' } })
+    const account = await call('/api/v1/account', {
+      method: 'PATCH',
+      json: { bio: 'hello', name: 'Ada Renamed' },
+    })
     expect(account.status).toBe(200)
     const [own] = (await activity('?resource=account&limit=1')).data
     expect(own).toMatchObject({ operation: 'account.update', record_id: owner.user.id })
-    expect(own.changes).toEqual([{ field: 'bio' }])
+    expect(own.changes).toEqual([
+      { field: 'name', before: owner.user.name, after: 'Ada Renamed' },
+      { field: 'bio' },
+    ])
+    // The same PATCH again changes nothing, and records nothing.
+    const before = await stored()
+    const again = await call('/api/v1/account', {
+      method: 'PATCH',
+      json: { bio: 'hello', name: 'Ada Renamed' },
+    })
+    expect(again.status).toBe(200)
+    expect(await stored()).toBe(before)
   })
 
   it('a failed write leaves nothing', async () => {
