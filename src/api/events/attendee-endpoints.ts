@@ -15,6 +15,8 @@ import { withIdempotency } from '../framework/idempotency.js'
 import { projected } from '../framework/list-params.js'
 import { type Endpoint, filledPath } from '../framework/operation.js'
 import type { ResourceDefinition } from '../framework/resource.js'
+import type { ResourceDb } from '../framework/store.js'
+import { refuseBlockedLearner } from '../people/blocked-learners.js'
 import { ProblemError } from '../problem.js'
 import { attendeeListQuery, listAttendees } from './attendee-list.js'
 import { type Addition, register } from './attendee-registration.js'
@@ -161,7 +163,8 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       ],
       problems: {
         ...writeProblems,
-        '409': 'The event is canceled or over, full, or the ticket is sold out',
+        '409':
+          'The event is canceled or over, full, or the ticket is sold out; or the learner is blocked (learner_blocked)',
       },
       async run({ deps, caller, params, body, input, operation }) {
         const context = writerOf(caller, events, deps)
@@ -208,7 +211,11 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
       ifMatch: true,
       body: { status: enumeration(STATUSES, { required: true }) },
       output: one('The attendee'),
-      problems: { ...writeProblems, '409': 'No seat left to take a canceled attendee back' },
+      problems: {
+        ...writeProblems,
+        '409':
+          'No seat left to take a canceled attendee back, or the learner is blocked (learner_blocked)',
+      },
       async run(endpoint) {
         const { deps, body, input, operation } = endpoint
         const { context, event, attendee } = await changing(endpoint)
@@ -216,8 +223,11 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
         const status = body.status as AttendeeStatus
         if (status !== attendee.status)
           await seated(deps, event.id, async (trx) => {
-            if (attendee.status === 'canceled')
+            if (attendee.status === 'canceled') {
+              // Taking a canceled attendee back is new access: not for a blocked learner.
+              await refuseBlockedLearner({ deps, db: trx as unknown as ResourceDb }, attendee)
               await requireSeat(event, await seatTicketOf(trx, attendee.ticket_id), trx)
+            }
             await trx
               .updateTable('event_attendees')
               .set({

@@ -3,6 +3,8 @@ import { recordChange } from '../activity/record.js'
 import { validationFailed } from '../conventions.js'
 import type { StoredAnswer } from '../framework/idempotency.js'
 import type { ResourceContext } from '../framework/resource.js'
+import type { ResourceDb } from '../framework/store.js'
+import { refuseBlockedLearner } from '../people/blocked-learners.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
 import { ATTENDEE, attendeeView } from './attendee-views.js'
 
@@ -17,7 +19,7 @@ export interface Addition {
 /**
  * Adds a person to an event by hand (a comp: no order, no revenue), or answers with their
  * registration: 200 when they hold one (a canceled one comes back, needing a seat), 201 with
- * its Location when new.
+ * its Location when new. A blocked learner (by id, or a student's address) is refused.
  */
 export async function register(
   context: ResourceContext,
@@ -62,6 +64,7 @@ export async function register(
     person = { student_id: student?.id ?? null, email: mail, name: addition.name as string }
   }
   return seated(deps, event.id, async (trx) => {
+    await refuseBlockedLearner({ deps, db: trx as unknown as ResourceDb }, person)
     const known = await trx
       .selectFrom('event_attendees')
       .selectAll()

@@ -11,6 +11,7 @@ import {
 import { money } from '../framework/money.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { RUNNING_STATUSES } from '../money/subscriptions.js'
+import { lengthensAccess, refuseBlockedLearner } from '../people/blocked-learners.js'
 import { schoolWide } from '../people/owners.js'
 
 const DAY = 86_400_000
@@ -163,7 +164,7 @@ export const subscriptions = defineResource({
     const [student, plan] = await Promise.all([
       db
         .selectFrom('students')
-        .select(['id', 'status'])
+        .select('id')
         .where('id', '=', values.student_id as string)
         .executeTakeFirst(),
       db
@@ -203,7 +204,7 @@ export const subscriptions = defineResource({
       throw conflict(
         `the plan is ${plan?.status}: only an active plan takes new subscriptions${plan?.status === 'draft' ? ' (publish it first)' : ''}`,
       )
-    if (student?.status === 'blocked') throw conflict('the student is blocked; unblock them first')
+    await refuseBlockedLearner(context, { student_id: values.student_id as string })
     if (!price) throw conflict('the plan has no active price')
     const live = await db
       .selectFrom('subscriptions')
@@ -258,6 +259,9 @@ export const subscriptions = defineResource({
     if (existing.cancel_at_period_end)
       throw conflict('the subscription is cancelling; resume it before changing its end')
     takeEndsAt(values, context.now)
+    // A later end (or none) is new access: not for a blocked learner.
+    if (lengthensAccess(existing.current_period_end, values.current_period_end))
+      await refuseBlockedLearner(context, { student_id: existing.student_id })
   },
   actions: [
     {
@@ -299,6 +303,8 @@ export const subscriptions = defineResource({
       async run(context, row) {
         if (!row.cancel_at_period_end || ENDED.includes(row.status as string))
           throw conflict('only a subscription cancelling at period end can be resumed')
+        // Resuming lets it run on past its end: new access, not for a blocked learner.
+        await refuseBlockedLearner(context, { student_id: row.student_id })
         return update(context, row, {
           cancel_at_period_end: 0,
           canceled_at: null,

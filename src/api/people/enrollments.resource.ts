@@ -1,6 +1,7 @@
 import { type FieldError, validationFailed } from '../conventions.js'
 import { enumeration, instant, type Row, reference } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { lengthensAccess, refuseBlockedLearner } from './blocked-learners.js'
 import { schoolWide } from './owners.js'
 
 async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
@@ -15,7 +16,8 @@ async function update(context: ResourceContext, row: Row, changes: Row): Promise
 /**
  * A student's access to a course (DOMAIN.md §4.3.3). Enrolling is idempotent per student and
  * course: enrolling again answers 200 with the enrollment (reactivated if it had ended).
- * Unenrolling (DELETE) revokes access and keeps the record and its progress.
+ * Unenrolling (DELETE) revokes access and keeps the record and its progress. A blocked
+ * learner is neither enrolled (again) nor given a later end (blocked-learners.ts).
  */
 export const enrollments = defineResource({
   object: 'enrollment',
@@ -55,6 +57,8 @@ export const enrollments = defineResource({
       .where('course_id', '=', values.course_id as string)
       .executeTakeFirst()
     if (!found) return undefined
+    // Enrolling again is enrolling: refused for a blocked learner, whatever the state.
+    await refuseBlockedLearner(context, { student_id: values.student_id as string })
     if (found.status === 'revoked' || found.status === 'expired')
       await update(context, found, {
         status: 'active',
@@ -92,6 +96,12 @@ export const enrollments = defineResource({
         })
     }
     if (errors.length > 0) throw validationFailed(errors)
+    await refuseBlockedLearner(context, { student_id: values.student_id as string })
+  },
+  async beforeWrite(context, values, existing) {
+    // A later end (or none) is new access: not for a blocked learner.
+    if (existing && lengthensAccess(existing.expires_at, values.expires_at))
+      await refuseBlockedLearner(context, { student_id: existing.student_id })
   },
   async remove(context, row) {
     await update(context, row, { status: 'revoked' })
