@@ -17,9 +17,9 @@ import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { SLUG, uniqueSlug } from '../framework/slugs.js'
 import { object } from '../framework/structures.js'
 import { checkLecturerIds, lecturerIdsField, schoolWide } from '../people/owners.js'
-import { pricingPlans } from './pricing-plans.js'
+import { checkPlanCurrencies, pricingPlans } from './pricing-plans.js'
 
-type Plan = { id?: string; available?: boolean }
+type Plan = { id?: string; available?: boolean; price?: { currency?: string } }
 
 /** Copies the sections and lessons of a course to another, as drafts with new ids. */
 async function copyCurriculum(context: ResourceContext, from: string, to: string): Promise<void> {
@@ -155,12 +155,13 @@ export const courses = defineResource({
     values.slug ??= await uniqueSlug(context.db, 'courses', values.title as string)
   },
   async beforeWrite(context, values) {
+    const errors: FieldError[] = []
     if (typeof values.pricing_plans === 'string') {
       const plans = JSON.parse(values.pricing_plans) as Plan[]
       for (const plan of plans) plan.id ??= context.deps.random.id('pln')
+      await checkPlanCurrencies(context.db, plans, errors)
       values.pricing_plans = JSON.stringify(plans)
     }
-    const errors: FieldError[] = []
     await checkLecturerIds(context, values, errors)
     if (errors.length > 0) throw validationFailed(errors)
     if (typeof values.category_id === 'string') {

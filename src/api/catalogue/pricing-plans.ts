@@ -1,7 +1,9 @@
 import type { FieldError } from '../conventions.js'
 import { boolean, enumeration, type Field, integer, text } from '../framework/fields.js'
 import { money } from '../framework/money.js'
+import type { ResourceDb } from '../framework/store.js'
 import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { schoolCurrency } from '../school/school.resource.js'
 
 const planMembers: Record<string, Field> = {
   id: text({ max: 64, pattern: /^pln_[A-Za-z0-9_-]+$/, patternHint: 'an id starting with pln_' }),
@@ -89,4 +91,21 @@ export function pricingPlans(options: { public?: boolean; required?: boolean } =
     },
     options,
   )
+}
+
+/** Every plan's price is in the school currency, as every other price is (DOMAIN.md §4.0). */
+export async function checkPlanCurrencies(
+  db: ResourceDb,
+  plans: readonly { price?: { currency?: string } }[],
+  errors: FieldError[],
+): Promise<void> {
+  const currency = await schoolCurrency(db)
+  plans.forEach((plan, i) => {
+    if (plan.price?.currency !== currency)
+      errors.push({
+        field: `pricing_plans[${i}].price.currency`,
+        code: 'currency',
+        message: `prices are in the school currency, ${currency}`,
+      })
+  })
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../storage/schema.js'
 import type { OrderStatus } from '../../storage/tables/commerce.js'
+import { isPriceCurrency } from '../money/iso-4217.js'
 import type { MoneyLine, MoneyRefund } from '../money/records.js'
 import { checkRefund } from '../money/refunds.js'
 import { type DemoOrder, ORDERS } from './history/orders.js'
@@ -25,12 +26,20 @@ function paymentOf(order: DemoOrder): string {
 
 /**
  * Writes the orders with their lines and refunds. The amounts are the lines' sums; each
- * checkout took four minutes; a refund passes the same check as one made through the API
+ * checkout took four minutes; an order's currency passes the check every written currency
+ * passes (src/api/money/iso-4217.ts) and a refund the same check as one made through the API
  * (src/api/money/refunds.ts), or the load fails.
  */
-export async function loadOrders(db: Db, time: DemoTime): Promise<void> {
-  for (const order of ORDERS) {
+export async function loadOrders(
+  db: Db,
+  time: DemoTime,
+  orders: readonly DemoOrder[] = ORDERS,
+): Promise<void> {
+  for (const order of orders) {
     const id = `ord_demo_${order.n}`
+    const currency = order.currency ?? 'USD'
+    if (!isPriceCurrency(currency))
+      throw new Error(`demo order ${order.n}: ${currency} is not a currency money is written in`)
     const student = STUDENTS.find(([n]) => n === order.by)
     if (!student) throw new Error(`demo order ${order.n}: no student ${order.by}`)
     const lines = order.lines.map(([product, discount = 0], position) => ({
@@ -70,7 +79,7 @@ export async function loadOrders(db: Db, time: DemoTime): Promise<void> {
         student_id: studentId(order.by),
         customer_email: emailOf(student[1]),
         customer_name: student[1],
-        currency: order.currency ?? 'USD',
+        currency,
         subtotal,
         discount_total: discount,
         tax_total: tax,

@@ -116,7 +116,7 @@ function checkNewPrice(
     errors.push({ field: `${path}.${member}`, code, message })
   if (!price.amount) error('amount', 'required', 'a new price needs an amount')
   else if (price.amount.currency !== currency)
-    error('amount', 'currency', `prices are in the school's currency, ${currency}`)
+    error('amount.currency', 'currency', `prices are in the school's currency, ${currency}`)
   if (price.active === false) error('active', 'invalid', 'a new price starts active')
   const has = (member: keyof PriceInput) => price[member] !== undefined && price[member] !== null
   if (billingType === 'recurring') {

@@ -2,6 +2,7 @@
  * Currencies never mix: every money figure is a list of Money, one entry per currency, each
  * the sum of amounts in that currency only. No conversion, no relabelling.
  */
+import { minorUnitOf } from './iso-4217.js'
 
 /** Integer minor units of one ISO 4217 currency (DOMAIN.md §4.0). */
 export interface Money {
@@ -38,16 +39,19 @@ export class PerCurrency {
 }
 
 /**
- * One Money for people to read, in its own currency: 4900 USD → "$49.00", 500 JPY → "¥500".
- * The currency's own minor unit decides the decimals; nothing is converted or relabelled.
+ * One Money for people to read, in its own currency: 4900 USD → "$49.00", 500 JPY → "¥500",
+ * 1234 KWD → "KWD 1.234". The currency's ISO 4217 minor unit (iso-4217.ts) decides the
+ * decimals, not Intl's own (CLDR shows HUF and IQD without decimals); nothing is converted or
+ * relabelled. A code without an ISO minor unit (stored before codes were checked, or withdrawn
+ * since) is shown in minor units, labelled with its code.
  */
 export function formatMoney(money: Money, locale = 'en-US'): string {
-  try {
-    const format = new Intl.NumberFormat(locale, { style: 'currency', currency: money.currency })
-    const digits = format.resolvedOptions().maximumFractionDigits ?? 2
-    return format.format(money.amount / 10 ** digits)
-  } catch {
-    // A code Intl does not know: the amount in minor units, labelled with its own code.
-    return `${money.amount} ${money.currency} (minor units)`
-  }
+  const digits = minorUnitOf(money.currency)
+  if (digits === undefined) return `${money.amount} ${money.currency} (minor units)`
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: money.currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(money.amount / 10 ** digits)
 }

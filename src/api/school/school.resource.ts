@@ -1,5 +1,6 @@
 import { SCHOOL_ID } from '../../people/first-start.js'
 import { boolean, email, html, reference, text, url } from '../framework/fields.js'
+import { currencyCode } from '../framework/money.js'
 import { defineResource } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { object } from '../framework/structures.js'
@@ -38,13 +39,7 @@ export const school = defineResource({
       pattern: /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/,
       patternHint: 'an IANA time zone such as America/New_York',
     }),
-    currency: text({
-      public: true,
-      nullable: true,
-      max: 3,
-      pattern: /^[A-Z]{3}$/,
-      patternHint: 'an ISO 4217 code such as USD',
-    }),
+    currency: currencyCode({ public: true, nullable: true }),
     country: text({
       public: true,
       nullable: true,

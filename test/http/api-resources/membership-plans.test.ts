@@ -164,7 +164,7 @@ describe('/api/v1/membership_plans: its own rules', () => {
       ],
       [
         { billing_type: 'lifetime', prices: [{ amount: { amount: 100, currency: 'EUR' } }] },
-        'prices[0].amount',
+        'prices[0].amount.currency',
       ],
       [{ billing_type: 'lifetime', prices: [{ amount: usd(-1) }] }, 'prices[0].amount.amount'],
       [{ billing_type: 'lifetime', prices: [{ id: 'mpp_x', amount: usd(1) }] }, 'prices[0].id'],

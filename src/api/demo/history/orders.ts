@@ -123,7 +123,8 @@ export interface DemoOrder {
   readonly lines: ReadonlyArray<readonly [product: DemoProduct, discount?: number]>
   readonly coupon?: string
   readonly tax?: number
-  readonly currency?: 'EUR'
+  /** USD unless said (ISO 4217; the loader refuses a code money is not written in). */
+  readonly currency?: string
   readonly card?: string
   readonly paypal?: true
   readonly subscription?: string
