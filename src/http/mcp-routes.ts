@@ -1,10 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { countRefused } from '../api/activity/refusals.js'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
 import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { ProblemError } from '../api/problem.js'
 import { createMcpServer } from '../mcp/server.js'
-import { missingScopes } from '../mcp/step-up.js'
+import { stepUps } from '../mcp/step-up.js'
 import { type SchoolTool, schoolTools } from '../mcp/tools.js'
 import { bearerChallenge } from '../oauth/bearer.js'
 import { mcpProtectedResourceMetadata } from '../oauth/discovery.js'
@@ -12,6 +13,7 @@ import { mcpResourceOf } from '../oauth/resource.js'
 import { RESOURCE_SCOPES } from '../oauth/scopes.js'
 import { apiOperations } from './api-routes.js'
 import type { RouteModule } from './deps.js'
+import { handleError } from './errors.js'
 import { parseStrictJson } from './json-body.js'
 
 export const MCP_PATH = '/mcp'
@@ -32,6 +34,17 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .header('cache-control', 'no-store')
     .type('application/json')
     .send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
+
+/**
+ * The largest body `POST /mcp` reads: a tool call carrying a file of the largest upload in
+ * base64, even wrapped as MIME wraps it (a line break every 76 characters, `\r\n`, which
+ * JSON writes as four characters), with room for the message around it. Every other body is
+ * held to the API's JSON limit by the tool call itself (src/mcp/server.ts).
+ */
+export function mcpBodyLimit(uploadMaxBytes: number): number {
+  const base64 = Math.ceil(uploadMaxBytes / 3) * 4
+  return Math.ceil((base64 * 80) / 76) + JSON_BODY_LIMIT
 }
 
 /** A serialised origin: scheme, host and port only (RFC 6454 §6.2), or `null`. */
@@ -157,10 +170,19 @@ export const mcpRoutes: RouteModule = {
       mcp.get(MCP_PATH, notAllowed)
       mcp.delete(MCP_PATH, notAllowed)
 
-      // A tool call may carry a file in base64: as large as the largest upload, encoded, with
-      // room for the message around it. Every other body is held to the API's JSON limit
-      // by the tool call itself (src/mcp/server.ts).
-      const bodyLimit = Math.ceil(deps.config.uploadMaxBytes / 3) * 4 + JSON_BODY_LIMIT
+      const bodyLimit = mcpBodyLimit(deps.config.uploadMaxBytes)
+      // A body beyond it is answered as the endpoint answers what it cannot read: a JSON-RPC
+      // error (with 413), not the API's problem document.
+      mcp.setErrorHandler<FastifyError>((error, request, reply) =>
+        error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? rpcError(
+              reply,
+              413,
+              -32600,
+              `Request too large: a body to this endpoint may be at most ${bodyLimit} bytes`,
+            )
+          : handleError(error, request, reply, deps.school),
+      )
       mcp.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
         const refusal = rebindingRefusal(request, issuerUrl)
         if (refusal) return rpcError(reply, 403, -32000, refusal)
@@ -186,8 +208,14 @@ export const mcpRoutes: RouteModule = {
         } catch {
           return rpcError(reply, 400, -32700, 'Parse error: the body is not one JSON value')
         }
-        const missing = missingScopes(tools, caller, body)
+        const needed = stepUps(tools, caller, body)
+        const missing = [...new Set(needed.flatMap((s) => s.scopes))]
         if (missing.length > 0) {
+          // A refused write is counted, as REST counts one (the activity record): once for
+          // the request, however many calls a batch holds.
+          const write = needed.find(({ tool }) => tool.operation.effect !== 'read')
+          if (write)
+            await countRefused(deps, write.tool.operation, caller, 403, 'insufficient_scope')
           // The scopes already granted go along: clients of MCP 2025-11-25 ask for exactly
           // the challenge's scopes, and would otherwise lose them.
           const scope = [...new Set([...caller.scopes, ...missing])].join(' ')
@@ -213,6 +241,7 @@ export const mcpRoutes: RouteModule = {
           tools,
           operations,
           caller,
+          countRefusal: (operation, code) => countRefused(deps, operation, caller, 403, code),
           requestId: request.id,
           clientAddress: request.ip,
           logger: deps.logger,

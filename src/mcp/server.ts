@@ -18,6 +18,7 @@ import {
 import { ProblemError } from '../api/problem.js'
 import type { Logger } from '../platform/logger.js'
 import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
+import { decodeToolFile } from './file-arguments.js'
 import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
 import { roleMayUse, toolAccess } from './tool-access.js'
 import { type ToolInput, toolInput } from './tool-arguments.js'
@@ -28,6 +29,8 @@ export interface McpContext {
   readonly tools: ReadonlyMap<string, SchoolTool>
   readonly operations: readonly ApiOperation[]
   readonly caller: TokenCaller
+  /** Counts a call refused before its operation ran (403 with `code`), as REST counts it. */
+  readonly countRefusal?: (operation: ApiOperation, code: string) => Promise<void>
   readonly requestId: string
   /** The address the request came from, as REST operations get it (per-address limits). */
   readonly clientAddress?: string
@@ -41,8 +44,9 @@ const INSTRUCTIONS =
 /**
  * Runs the operation of a tool call with the input REST would give it. A file (base64) is
  * handled as the REST binding handles a raw body: the operation checks everything else and
- * says how many bytes it takes (413 beyond, counted on the decoded size) before the file is
- * decoded. A JSON body is held to the operation's JSON limit, as over HTTP.
+ * says how many bytes it takes (413 beyond, counted on the decoded size, known from the
+ * base64's length) before the base64 is checked and decoded. A JSON body is held to the
+ * operation's JSON limit, as over HTTP.
  */
 async function runOperation(
   context: McpContext,
@@ -67,7 +71,7 @@ async function runOperation(
     const limit = operation.bodyLimit(withFile)
     if (file.size > limit.maxBytes)
       throw payloadTooLarge(`${limit.detail}; this one has ${file.size}`)
-    return operation.run({ ...withFile, body: Buffer.from(file.base64, 'base64') })
+    return operation.run({ ...withFile, body: decodeToolFile(file) })
   }
   if (input.body === undefined) return operation.run(base)
   const limit = operation.jsonBodyLimit ?? JSON_BODY_LIMIT
@@ -83,6 +87,11 @@ async function callTool(
   args: Record<string, unknown>,
 ): Promise<ToolResult> {
   const access = toolAccess(tool, context.caller)
+  if (access.kind !== 'allowed')
+    await context.countRefusal?.(
+      tool.operation,
+      access.kind === 'refused' ? access.problem.code : 'insufficient_scope',
+    )
   if (access.kind === 'refused') return toolProblem(403, access.problem, context.requestId)
   if (access.kind === 'step_up')
     return toolProblem(

@@ -2,6 +2,7 @@ import type { FieldError } from '../api/conventions.js'
 import { validationFailed } from '../api/conventions.js'
 import type { JsonSchema } from '../api/framework/fields.js'
 import type { OperationSpec } from '../api/framework/operation.js'
+import { tooLongForUrl, urlArgumentTooLong } from './argument-lengths.js'
 import {
   fileArgumentSchemas,
   rawMediaTypesOf,
@@ -163,8 +164,9 @@ export interface ToolInput {
 /**
  * Splits a tool call's arguments into the operation's input. An argument the tool does not
  * take, or a malformed `dry_run`, `idempotency_key` or path parameter, fails validation as
- * the REST API would fail it (422, one error a field); everything else is the operation's
- * own to check, exactly as over HTTP.
+ * the REST API would fail it (422, one error a field), and so does a path or query argument
+ * longer than REST's URL could carry; everything else is the operation's own to check,
+ * exactly as over HTTP.
  */
 export function toolInput(args: ToolArguments, given: Record<string, unknown>): ToolInput {
   const errors: FieldError[] = []
@@ -179,8 +181,10 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
   for (const [name, value] of Object.entries(given)) {
     if (takesFile && (name === 'content_base64' || name === 'media_type')) continue
     if (name === 'filename' && takesFile?.filename) {
-      if (typeof value === 'string') filename = value
-      else errors.push({ field: name, code: 'invalid_type', message: 'filename must be a string' })
+      if (typeof value !== 'string')
+        errors.push({ field: name, code: 'invalid_type', message: 'filename must be a string' })
+      else if (tooLongForUrl(value)) errors.push(urlArgumentTooLong(name))
+      else filename = value
       continue
     }
     if (name === 'dry_run' && args.dryRun) {
@@ -206,6 +210,11 @@ export function toolInput(args: ToolArguments, given: Record<string, unknown>): 
         code: 'unknown_parameter',
         message: `${name} is not an argument of this tool`,
       })
+      continue
+    }
+    if (target.part !== 'body' && tooLongForUrl(value)) {
+      // As REST, whose URL holds no longer one.
+      errors.push(urlArgumentTooLong(name))
       continue
     }
     if (target.part !== 'body' && holdsNul(value)) {

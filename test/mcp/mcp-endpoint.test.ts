@@ -390,9 +390,14 @@ describe('/mcp: files and limits', () => {
     )
     expect(over).toMatchObject({ status: 413, code: 'payload_too_large' })
     expect(over.detail).toContain(`this one has ${UPLOAD_MAX + 1}`)
-    // Base64 that is not: a validation failure naming the argument, nothing stored.
-    for (const content of ['not base64!', 'abc', 42]) {
-      const bad = await upload({ content_base64: content, media_type: 'image/png' })
+    // Base64 that is not: a validation failure naming the argument, nothing stored (its
+    // characters are read once everything else, its size included, is allowed, as REST's).
+    for (const content of ['not base64!', 'abc', 'AB=C', '====', 42]) {
+      const bad = await upload({
+        content_base64: content,
+        media_type: 'image/png',
+        purpose: 'course_cover',
+      })
       expect(bad.isError).toBe(true)
       expect(textJson(bad)).toMatchObject({
         status: 422,

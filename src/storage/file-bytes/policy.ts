@@ -99,6 +99,27 @@ const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
 }
 
 /**
+ * The most of a name's last segment that is read (its start and its end, where the extension
+ * is): a name is stored at 150 characters, and a multipart part may name its file with
+ * megabytes.
+ */
+const NAME_READ = 1024
+
+/**
+ * `name` without leading and trailing spaces and dots (its white space already made single
+ * spaces). A loop from each end: `[\s.]+$` as a regular expression retries from every
+ * position of a long run that does not reach the end, quadratic in the name's length.
+ */
+function trimSpacesAndDots(name: string): string {
+  const trimmed = (c: string | undefined) => c === ' ' || c === '.'
+  let start = 0
+  let end = name.length
+  while (start < end && trimmed(name[start])) start += 1
+  while (end > start && trimmed(name[end - 1])) end -= 1
+  return name.slice(start, end)
+}
+
+/**
  * A filename safe to store and to send in Content-Disposition: the last path segment,
  * without control characters, quotes, separators or reserved characters, at most 150
  * characters, ending in an extension of its content type (`invoice.html` stored as a PNG
@@ -106,13 +127,18 @@ const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
  */
 export function sanitizeFilename(raw: string | undefined, type: string): string {
   const extensions = EXTENSIONS[type] ?? ['.bin']
-  const base = (raw ?? '').normalize('NFC').split(/[/\\]/).pop() ?? ''
+  const given = raw ?? ''
+  // NFC composes nothing with a separator: the last segment is the same before and after.
+  let base = given.slice(Math.max(given.lastIndexOf('/'), given.lastIndexOf('\\')) + 1)
+  if (base.length > NAME_READ)
+    base = `${base.slice(0, NAME_READ / 2)}${base.slice(base.length - NAME_READ / 2)}`
   let name = base
+    .normalize('NFC')
     .split('')
     .filter((c) => !hasControlCharacters(c) && !'"*:<>?|;%'.includes(c))
     .join('')
     .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+|[\s.]+$/g, '')
+  name = trimSpacesAndDots(name)
   if (!name) name = 'file'
   const lower = name.toLowerCase()
   if (!extensions.some((ext) => lower.endsWith(ext) && lower.length > ext.length))
