@@ -1,3 +1,4 @@
+import { describeScope } from '../oauth/authorize/scope-labels.js'
 import type { AdvertisedEndpoint } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 import { resourceSchemas } from './framework/openapi.js'
@@ -76,7 +77,7 @@ export function buildOpenApiDocument(
                     authorizationUrl,
                     tokenUrl,
                     refreshUrl: tokenUrl,
-                    scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s)])),
+                    scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s, describeScope(s).label])),
                   },
                 },
               },
@@ -84,12 +85,4 @@ export function buildOpenApiDocument(
           : {},
     },
   }
-}
-
-function describeScope(scope: string): string {
-  if (scope === 'openid') return 'Sign in with OpenID Connect'
-  if (scope === 'profile') return 'Your name and picture'
-  if (scope === 'email') return 'Your e-mail address'
-  const [resource, access] = scope.split(':')
-  return `${access === 'write' ? 'Change' : 'Read'} ${(resource ?? '').replaceAll('_', ' ')}`
 }
