@@ -60,7 +60,7 @@ const CORS_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE'
 // The Mcp-* headers and Last-Event-ID are those of MCP's Streamable HTTP transport, so that
 // browser-based MCP clients can call /mcp (and read its WWW-Authenticate challenges).
 const CORS_ALLOWED_HEADERS =
-  'Authorization, Content-Type, If-Match, Idempotency-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID'
+  'Authorization, Content-Type, If-Match, Idempotency-Key, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID'
 const CORS_EXPOSED_HEADERS =
   'WWW-Authenticate, Location, ETag, Retry-After, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version'
 const CORS_MAX_AGE = '86400'

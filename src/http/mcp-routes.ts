@@ -1,10 +1,8 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { countRefused } from '../api/activity/refusals.js'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
 import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { ProblemError } from '../api/problem.js'
-import { createMcpServer } from '../mcp/server.js'
 import { stepUps } from '../mcp/step-up.js'
 import { type SchoolTool, schoolTools } from '../mcp/tools.js'
 import { bearerChallenge } from '../oauth/bearer.js'
@@ -15,6 +13,7 @@ import { apiOperations } from './api-routes.js'
 import type { RouteModule } from './deps.js'
 import { handleError } from './errors.js'
 import { parseStrictJson } from './json-body.js'
+import { mcpExchange } from './mcp-exchange.js'
 
 export const MCP_PATH = '/mcp'
 export const MCP_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp'
@@ -72,16 +71,6 @@ function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefi
   return undefined
 }
 
-/** The request as the SDK's web-standard transport reads it (the body is passed parsed). */
-function webRequest(request: FastifyRequest, issuer: string): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value)
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
-  }
-  return new Request(`${issuer}${MCP_PATH}`, { method: request.method, headers })
-}
-
 const rpcDocument = (summary: string, operationId: string, method: 'post' | 'get' | 'delete') => ({
   [method]: {
     operationId,
@@ -96,8 +85,13 @@ const rpcDocument = (summary: string, operationId: string, method: 'post' | 'get
       ...(method === 'post'
         ? {
             '202': { description: 'A notification or response was accepted' },
+            '400': {
+              description:
+                'JSON-RPC error: unreadable body, a 2026-07-28 envelope or header that is missing, unsupported (-32022) or disagrees with the body (-32020)',
+            },
             '401': { description: 'No token, or one not issued for <issuer>/mcp' },
             '403': { description: 'The token lacks a scope the tool call needs (step-up)' },
+            '404': { description: 'JSON-RPC -32601: a method 2026-07-28 does not have' },
           }
         : {
             '405': { description: 'The endpoint is stateless: no server-sent stream, no session' },
@@ -108,9 +102,10 @@ const rpcDocument = (summary: string, operationId: string, method: 'post' | 'get
 
 /**
  * The school over MCP: `POST /mcp` speaks the Streamable HTTP transport of the official SDK,
- * statelessly (a fresh server and transport for every request, so any instance answers any
- * request). Its tools are the API's operations (src/mcp). Authorization follows the MCP
- * specification: no token is a 401 challenge naming the protected resource metadata at
+ * MCP 2026-07-28 and the 2025 revisions on the same URL (mcp-exchange.ts), statelessly (a
+ * fresh server for every request, so any instance answers any request). Its tools are the
+ * API's operations (src/mcp). Authorization follows the MCP specification, in both eras:
+ * no token is a 401 challenge naming the protected resource metadata at
  * `/.well-known/oauth-protected-resource/mcp`; only tokens issued for `<issuer>/mcp` are
  * accepted; a tool call needing a scope the role allows but the token lacks is a 403
  * step-up challenge.
@@ -119,7 +114,7 @@ export const mcpRoutes: RouteModule = {
   openapi: {
     [MCP_PATH]: {
       ...rpcDocument(
-        'Model Context Protocol endpoint (Streamable HTTP, stateless)',
+        'Model Context Protocol endpoint (Streamable HTTP, stateless; MCP 2026-07-28 and 2025)',
         'postMcp',
         'post',
       ),
@@ -150,6 +145,8 @@ export const mcpRoutes: RouteModule = {
     const operations = apiOperations(deps)
     const tools = new Map<string, SchoolTool>(schoolTools(operations).map((t) => [t.name, t]))
     const metadata = JSON.stringify(mcpProtectedResourceMetadata(issuer))
+    const exchange = mcpExchange(`${issuer}${MCP_PATH}`, deps.logger)
+    app.addHook('onClose', () => exchange.close())
 
     app.get(MCP_METADATA_PATH, async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=300').type('application/json').send(metadata),
@@ -237,7 +234,7 @@ export const mcpRoutes: RouteModule = {
             },
           )
         }
-        const server = createMcpServer({
+        return exchange.answer(request, reply, body, {
           tools,
           operations,
           caller,
@@ -247,25 +244,6 @@ export const mcpRoutes: RouteModule = {
           logger: deps.logger,
           version: SERVER_VERSION,
         })
-        const transport = new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        })
-        try {
-          await server.connect(transport)
-          const response = await transport.handleRequest(webRequest(request, issuer), {
-            parsedBody: body,
-          })
-          reply.code(response.status)
-          for (const [name, value] of response.headers)
-            if (name !== 'content-length') void reply.header(name, value)
-          void reply.header('cache-control', 'no-store')
-          const text = await response.text()
-          return reply.send(text === '' ? undefined : text)
-        } finally {
-          await transport.close()
-          await server.close()
-        }
       })
     })
   },

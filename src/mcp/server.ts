@@ -1,12 +1,10 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js'
+  type CacheHint,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+} from '@modelcontextprotocol/server'
 import type { TokenCaller } from '../api/caller.js'
 import { payloadTooLarge } from '../api/conventions.js'
 import {
@@ -138,16 +136,50 @@ async function callTool(
 }
 
 /**
- * The MCP server of one request (the endpoint is stateless): the tools the caller's role
- * could ever use, and the two documents about the school's API.
+ * The revisions /mcp speaks, newest first: 2026-07-28 (a `_meta` envelope on every request,
+ * no handshake) and the 2025 ones negotiated by `initialize`. The 2024 ones are not offered.
+ */
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']
+
+const FIVE_MINUTES = 300_000
+
+/**
+ * Cache hints of the 2026-07-28 results (the SDK puts them on that revision's wire only).
+ * The tool list depends on the caller (their role), so it is private; the documents, the
+ * list of them and the server's description are the same for everyone.
+ */
+const CACHE_HINTS: Record<
+  | 'server/discover'
+  | 'tools/list'
+  | 'resources/list'
+  | 'resources/read'
+  | 'resources/templates/list',
+  CacheHint
+> = {
+  'server/discover': { ttlMs: FIVE_MINUTES, cacheScope: 'public' },
+  'tools/list': { ttlMs: FIVE_MINUTES, cacheScope: 'private' },
+  'resources/list': { ttlMs: FIVE_MINUTES, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: FIVE_MINUTES, cacheScope: 'public' },
+  'resources/read': { ttlMs: FIVE_MINUTES, cacheScope: 'public' },
+}
+
+/**
+ * The MCP server of one request (the endpoint is stateless, in both eras): the tools the
+ * caller's role could ever use, in the order of the operations (stable), and the two
+ * documents about the school's API.
  */
 export function createMcpServer(context: McpContext): Server {
   const server = new Server(
     { name: 'portico', title: 'Portico school', version: context.version },
-    { capabilities: { tools: { listChanged: false }, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {} },
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
+      cacheHints: CACHE_HINTS,
+    },
   )
   const role = context.caller.user.role
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [...context.tools.values()]
       .filter((tool) => roleMayUse(tool, role))
       .map((tool) => ({
@@ -159,15 +191,20 @@ export function createMcpServer(context: McpContext): Server {
         annotations: tool.annotations,
       })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/call', async (request) => {
     const tool = context.tools.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name}`)
+    if (!tool)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${request.params.name}`,
+      )
     return callTool(context, tool, request.params.arguments ?? {})
   })
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({
     resources: [...SCHOOL_RESOURCES],
   }))
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }))
+  server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params
     const document =
       uri === 'portico://school/data-model'
@@ -175,7 +212,7 @@ export function createMcpServer(context: McpContext): Server {
         : uri === 'portico://school/scopes'
           ? scopeTable(context.operations)
           : undefined
-    if (!document) throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}`)
+    if (!document) throw new ResourceNotFoundError(uri)
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(document) }] }
   })
   return server

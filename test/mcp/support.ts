@@ -1,3 +1,7 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { UserTable } from '../../src/storage/tables/oauth.js'
@@ -47,4 +51,58 @@ export function textJson(result: object): Record<string, unknown> {
     text?: string
   }>
   return JSON.parse(first?.text ?? 'null') as Record<string, unknown>
+}
+
+/** The revision of the MCP specification that needs no handshake. */
+export const MODERN = '2026-07-28'
+
+/** The SDK's v2 client, connected to /mcp at MCP 2026-07-28 (it probes with server/discover). */
+export async function connectModern(server: TestServer, token: string): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: 'portico-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  )
+  await client.connect(
+    new ModernTransport(new URL(`${server.issuer}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  )
+  return client
+}
+
+/**
+ * A 2026-07-28 request POSTed by hand: the `_meta` envelope and the standard headers a
+ * client sends (Mcp-Name for the calls that name something), each overridable.
+ */
+export function postModern(
+  server: TestServer,
+  method: string,
+  params: Record<string, unknown>,
+  options: { id?: number; headers?: Record<string, string>; meta?: Record<string, unknown> } = {},
+): Promise<Response> {
+  const name = params.name ?? params.uri
+  return server.fetch('/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': method,
+      ...(typeof name === 'string' && { 'mcp-name': name }),
+      ...options.headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: options.id ?? 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          ...options.meta,
+        },
+      },
+    }),
+  })
 }

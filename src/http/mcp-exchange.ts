@@ -1,0 +1,98 @@
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpRequestContext,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { createMcpServer, type McpContext } from '../mcp/server.js'
+import type { Logger } from '../platform/logger.js'
+
+/**
+ * One MCP exchange over HTTP, in whichever era the request speaks (the SDK's own
+ * classification decides, so the routing can never disagree with it):
+ *
+ * - 2026-07-28 (a `_meta` envelope claim, or a modern `MCP-Protocol-Version` header): the
+ *   SDK's `createMcpHandler`, which answers `server/discover`, checks the envelope and the
+ *   standard headers (-32020, -32022, -32602 with their HTTP statuses), answers removed and
+ *   unknown methods 404 / -32601, puts `resultType`, cache hints and the server's identity on
+ *   results. Every error it answers carries the request's id.
+ * - 2025-11-25, 2025-06-18, 2025-03-26 (no envelope: `initialize`, then requests): a fresh
+ *   server on the SDK's streamable HTTP transport, stateless and answering plain JSON, as
+ *   /mcp always has.
+ *
+ * Either way the server is made for the request from the caller's context, so any instance
+ * answers any request.
+ */
+export interface McpExchange {
+  answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: unknown,
+    context: McpContext,
+  ): Promise<FastifyReply>
+  close(): Promise<void>
+}
+
+export function mcpExchange(url: string, logger: Logger): McpExchange {
+  // The context of each request being served, found again by the factory from the request.
+  const contexts = new WeakMap<Request, McpContext>()
+  const serverFor = ({ requestInfo }: McpRequestContext) => {
+    const context = requestInfo && contexts.get(requestInfo)
+    if (!context) throw new Error('an MCP server was asked for outside of a request')
+    return createMcpServer(context)
+  }
+  const modern = createMcpHandler(serverFor, {
+    legacy: 'reject',
+    onerror: (error) => logger.debug({ err: error }, 'mcp request refused'),
+  })
+
+  async function legacy(request: Request, body: unknown, context: McpContext): Promise<Response> {
+    const server = createMcpServer(context)
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
+    try {
+      await server.connect(transport)
+      const response = await transport.handleRequest(request, { parsedBody: body })
+      // Read before the transport closes: a JSON answer is complete once its text is.
+      const text = await response.text()
+      return new Response(text === '' ? null : text, {
+        status: response.status,
+        headers: response.headers,
+      })
+    } finally {
+      await transport.close()
+      await server.close()
+    }
+  }
+
+  return {
+    async answer(request, reply, body, context) {
+      // Ends the exchange (an open stream included) when the client goes away.
+      const abort = new AbortController()
+      reply.raw.once('close', () => abort.abort())
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string') headers.set(name, value)
+        else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
+      }
+      const web = new Request(url, { method: request.method, headers, signal: abort.signal })
+      contexts.set(web, context)
+      const response = (await isLegacyRequest(web, body))
+        ? await legacy(web, body, context)
+        : await modern.fetch(web, { parsedBody: body })
+      void reply.code(response.status)
+      for (const [name, value] of response.headers)
+        if (name !== 'content-length') void reply.header(name, value)
+      void reply.header('cache-control', 'no-store')
+      // A stream (an answer that upgraded to server-sent events) is passed on as it comes.
+      if (response.headers.get('content-type')?.startsWith('text/event-stream') && response.body)
+        return reply.send(response.body)
+      const text = await response.text()
+      return reply.send(text === '' ? undefined : text)
+    },
+    close: () => modern.close(),
+  }
+}
