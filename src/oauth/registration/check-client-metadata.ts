@@ -45,7 +45,7 @@ export function checkClientMetadata(body: unknown, options: LoopbackOptions): Cl
     redirectUris,
     tokenEndpointAuthMethod:
       oneOf(input, 'token_endpoint_auth_method', ['none', 'client_secret_post'] as const) ?? 'none',
-    applicationType: oneOf(input, 'application_type', ['native'] as const) ?? 'native',
+    applicationType: applicationType(input),
     grantTypes,
     responseTypes,
     clientName: clientName(input),
@@ -53,6 +53,21 @@ export function checkClientMetadata(body: unknown, options: LoopbackOptions): Cl
     idTokenSignedResponseAlg:
       oneOf(input, 'id_token_signed_response_alg', ['RS256', 'ES256'] as const) ?? 'RS256',
   })
+}
+
+/**
+ * `application_type` (OpenID Connect Dynamic Client Registration 1.0 §2), which MCP
+ * 2026-07-28 requires clients to send: self-service registration is for native apps (the
+ * person's own machine, loopback redirect URIs), so only `native` is taken; absent, it is
+ * `native` too, since no other kind could register here. A web application (a remote
+ * browser-based one, HTTPS callbacks) is told where its registration is made instead.
+ */
+function applicationType(input: Record<string, unknown>): 'native' {
+  if (input.application_type === 'web')
+    throw invalid(
+      'application_type "web" cannot register itself here: self-service registration is for native apps with loopback redirect URIs; a web application with HTTPS callbacks is registered by the school\'s operator (portico integrations create) or identifies itself by a Client ID Metadata Document',
+    )
+  return oneOf(input, 'application_type', ['native'] as const) ?? 'native'
 }
 
 function invalid(description: string): OAuthError {

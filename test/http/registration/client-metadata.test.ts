@@ -104,8 +104,15 @@ describe('application_type defaults to and accepts native', () => {
     expect(answer.body.application_type).toBe('native')
   })
 
-  it.each(['web', 'Native', 'service'])('refuses %s', async (type) => {
+  it.each(['Native', 'service'])('refuses %s', async (type) => {
     await expectMetadataRefusal({ ...base, application_type: type }, /application_type/)
+  })
+
+  it('refuses web, saying where a web application registers (MCP 2026-07-28, SEP-837)', async () => {
+    await expectMetadataRefusal(
+      { ...base, application_type: 'web' },
+      /native apps with loopback redirect URIs.*portico integrations create.*Client ID Metadata Document/,
+    )
   })
 })
 
