@@ -321,7 +321,7 @@ export function compiledInsert<T extends keyof Schema & string>(
     let bound = shapes.get(shape)
     if (!bound) {
       bound = compileBound(columns.length, (...placeholders) =>
-        (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
+        (db as Kysely<Record<string, Record<string, unknown>>>)
           .insertInto(table)
           .values(Object.fromEntries(columns.map((column, n) => [column, placeholders[n]]))),
       )

@@ -190,7 +190,7 @@ function runNamed(
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
     const query: pg.Query & { name?: string } = new pg.Query(text, values, (error, result) =>
-      error ? reject(error) : resolve(result as unknown as pg.QueryResult),
+      error ? reject(error) : resolve(result as pg.QueryResult),
     )
     query.name = name
     client.query(query)

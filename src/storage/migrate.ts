@@ -18,7 +18,7 @@ export async function migrate(database: Database, now: number = Date.now()): Pro
     for (const migration of migrations) {
       if (done.has(migration.id)) continue
       // A migration sees no typed tables: it describes tables the typed schema may not know yet.
-      await migration.up(db as unknown as Kysely<unknown>, database.dialect)
+      await migration.up(db as Kysely<unknown>, database.dialect)
       await db
         .insertInto('portico_migrations')
         .values({ id: migration.id, applied_at: now })

@@ -15,6 +15,7 @@ import type {
   TrustedClientDocumentTable,
   UserStatusColumn,
   UserTable,
+  UserTeamColumns,
 } from './tables/oauth.js'
 import type {
   AppearanceTable,
@@ -63,7 +64,7 @@ export interface Schema
   students: StudentTable
   enrollments: EnrollmentTable
   lesson_progress: { enrollment_id: string; lesson_id: string; completed_at: number }
-  users: UserTable & UserStatusColumn
+  users: UserTable & UserStatusColumn & Omit<UserTeamColumns, 'status'>
   sessions: {
     id_digest: string
     user_id: string
@@ -72,7 +73,8 @@ export interface Schema
     expires_at: number
   }
   authorization_requests: AuthorizationRequestTable
-  grants: GrantTable
+  /** `redirect_uri` is always a column; GrantTable leaves it out of reads that do not need it. */
+  grants: GrantTable & { redirect_uri: string | null }
   authorization_codes: AuthorizationCodeTable
   refresh_tokens: RefreshTokenTable
   access_tokens: AccessTokenTable

@@ -4,7 +4,8 @@ import { encodeCursor } from '../framework/cursor.js'
 import { type Field, instant, text } from '../framework/fields.js'
 import { parseListParams } from '../framework/list-params.js'
 import { defineResource } from '../framework/resource.js'
-import { createResourceStore, type Filter, type ResourceDb } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
+import { createResourceStore, type Filter } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
 
 const readOnly = { readOnly: true } as const
@@ -122,7 +123,7 @@ export async function listActivity(
   userId?: string,
 ): Promise<ActivityPage> {
   const params = parseListParams(activityRecords, query, deps.clock.now())
-  const store = createResourceStore(deps.database.db as unknown as ResourceDb, activityRecords)
+  const store = createResourceStore(byName(deps.database.db), activityRecords)
   const filters: Filter[] = [
     ...params.filters,
     ...(userId !== undefined ? [{ column: 'user_id', op: '=' as const, value: userId }] : []),

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
-import type { ResourceDb } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
 import { RESOURCES } from '../registry.js'
 import { nameFieldOf } from './declarations.js'
 
@@ -34,7 +34,7 @@ export async function labelsOf(
     ids.add(row.record_id)
     byType.set(row.record_type, ids)
   }
-  const db = deps.database.db as unknown as ResourceDb
+  const db = byName(deps.database.db)
   const labels = new Map<string, string>()
   for (const [type, ids] of byType) {
     const where = nameColumnOf(type)
@@ -46,7 +46,7 @@ export async function labelsOf(
       .where('id', 'in', [...ids])
       .execute()
     for (const row of found)
-      if (typeof row[column] === 'string') labels.set(`${type}:${row.id}`, row[column] as string)
+      if (typeof row[column] === 'string') labels.set(`${type}:${row.id}`, row[column])
   }
   return labels
 }

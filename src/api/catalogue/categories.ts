@@ -42,7 +42,7 @@ export function categories(kind: CategoryKind): ResourceDefinition {
       position: integer({ public: true, sortable: true, max: 10_000 }),
     },
     async beforeCreate(context, values) {
-      values.slug ??= await uniqueSlug(context.db, table, values.name as string)
+      values.slug ??= await uniqueSlug(context.db, table, values.name!)
     },
     async beforeDelete(context, row) {
       const used = await context.db

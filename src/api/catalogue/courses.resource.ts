@@ -32,7 +32,7 @@ async function copyCurriculum(context: ResourceContext, from: string, to: string
     .execute()
   for (const section of sectionRows) {
     const id = deps.random.id('sec')
-    sectionIds.set(section.id as string, id)
+    sectionIds.set(section.id, id)
     await db
       .insertInto('sections')
       .values({ ...section, id, course_id: to, status: 'draft', created_at: now, updated_at: now })
@@ -50,7 +50,8 @@ async function copyCurriculum(context: ResourceContext, from: string, to: string
         ...lesson,
         id: deps.random.id('lsn'),
         course_id: to,
-        section_id: sectionIds.get(lesson.section_id as string),
+        // Every section of the course was copied above.
+        section_id: sectionIds.get(lesson.section_id)!,
         status: 'draft',
         created_at: now,
         updated_at: now,
@@ -152,7 +153,7 @@ export const courses = defineResource({
           ),
         },
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'courses', values.title as string)
+    values.slug ??= await uniqueSlug(context.db, 'courses', values.title!)
   },
   async beforeWrite(context, values) {
     const errors: FieldError[] = []

@@ -6,7 +6,8 @@ import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import { fail, type Row } from '../framework/fields.js'
 import type { Endpoint } from '../framework/operation.js'
 import { viewOf } from '../framework/resource.js'
-import { createResourceStore, type ResourceDb, visibilityOf } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
+import { createResourceStore, visibilityOf } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
 import { courses } from './courses.resource.js'
 import { lessons } from './lessons.resource.js'
@@ -126,7 +127,7 @@ function checkOrder(
 
 /** The course named in the path (by id or slug); 404 when there is none or it is not public. */
 async function courseOf(deps: AppDeps, key: string, full: boolean): Promise<Row> {
-  const store = createResourceStore(deps.database.db as unknown as ResourceDb, courses)
+  const store = createResourceStore(byName(deps.database.db), courses)
   const course = await store.findByKey(
     key,
     full ? undefined : visibilityOf(courses, 'get', deps.clock.now()),
@@ -196,7 +197,7 @@ export const curriculumEndpoints: readonly Endpoint[] = [
     operationId: 'reorderCurriculum',
     summary: 'Reorder sections and lessons (and move lessons between sections) in one request',
     tags,
-    scope: sections.scopes.write as string,
+    scope: sections.scopes.write!,
     roles: sections.writeRoles,
     // The role rule before the body is read, as for every write.
     before: ({ deps, caller }) => void writerOf(caller, sections, deps),

@@ -93,7 +93,7 @@ export const digitalProducts = defineResource({
     ...(full && { sales_count: row.sales_count ?? 0, revenue: row.revenue ?? [] }),
   }),
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'digital_products', values.title as string)
+    values.slug ??= await uniqueSlug(context.db, 'digital_products', values.title!)
   },
   async beforeWrite(context, values, existing) {
     await checkProductPrice(context.db, values, existing)

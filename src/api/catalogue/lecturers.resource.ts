@@ -46,7 +46,7 @@ export const lecturers = defineResource({
     member_id: reference('usr', { nullable: true, filter: true }),
   },
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'lecturers', values.name as string)
+    values.slug ??= await uniqueSlug(context.db, 'lecturers', values.name!)
   },
   async beforeWrite(context, values) {
     if (typeof values.member_id !== 'string') return

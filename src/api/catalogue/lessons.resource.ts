@@ -85,8 +85,8 @@ export const lessons: ResourceDefinition = defineResource({
     )
   },
   async beforeWrite(context, values, existing) {
-    const id = (existing?.id ?? values.id) as string
-    const target = (values.section_id ?? existing?.section_id) as string
+    const id = (existing?.id ?? values.id)!
+    const target = (values.section_id ?? existing?.section_id)!
     const moved = existing !== undefined && target !== existing.section_id
     if (existing && !moved && values.position === undefined) return
     const section = await context.db
@@ -102,7 +102,7 @@ export const lessons: ResourceDefinition = defineResource({
           message: 'no section with this id in the lesson’s course',
         },
       ])
-    values.course_id = section.course_id as string
+    values.course_id = section.course_id
     values.position = await placeAt(
       context.db,
       'lessons',
@@ -111,6 +111,6 @@ export const lessons: ResourceDefinition = defineResource({
       id,
       values.position as number | undefined,
     )
-    if (moved) await compact(context.db, 'lessons', 'section_id', existing.section_id as string, id)
+    if (moved) await compact(context.db, 'lessons', 'section_id', existing.section_id, id)
   },
 })

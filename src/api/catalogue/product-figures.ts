@@ -15,7 +15,7 @@ export async function loadProductStats(
   rows: RowOf<'digital_products'>[],
 ): Promise<void> {
   const ids = rows.map((r) => r.id)
-  const moneyDb = db as unknown as Db
+  const moneyDb: Db = db
   const [records, currencies] = await Promise.all([
     loadMoneyRecords(moneyDb, { productType: 'digital_product', productIds: ids }),
     schoolCurrencies(moneyDb),
@@ -56,7 +56,7 @@ export async function loadIncludingPlans(
   for (const row of rows) {
     row.included_in_plan_ids = plans
       .filter((plan) => {
-        const ids = (JSON.parse(plan.includes as string) as { digital_product_ids?: string[] })
+        const ids = (JSON.parse(plan.includes) as { digital_product_ids?: string[] })
           .digital_product_ids
         return Array.isArray(ids) && ids.includes(row.id)
       })

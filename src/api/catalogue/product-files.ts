@@ -85,7 +85,7 @@ export async function resolveFiles(db: ResourceDb, column: string): Promise<stri
       listed.map((f) => f.file_id),
     )
     .execute()
-  const byId = new Map(rows.map((r) => [r.id as string, r]))
+  const byId = new Map(rows.map((r) => [r.id, r]))
   const errors: FieldError[] = []
   const files: ProductFile[] = []
   listed.forEach((item, i) => {
@@ -101,8 +101,8 @@ export async function resolveFiles(db: ResourceDb, column: string): Promise<stri
     else
       files.push({
         file_id: item.file_id,
-        name: item.name ?? (file.filename as string),
-        content_type: file.content_type as string,
+        name: item.name ?? file.filename,
+        content_type: file.content_type,
         size: Number(file.size),
       })
   })

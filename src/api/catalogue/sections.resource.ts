@@ -40,8 +40,8 @@ export const sections = defineResource({
   },
   async beforeWrite(context, values, existing) {
     if (values.position === undefined && existing) return
-    const courseId = (existing?.course_id ?? values.course_id) as string
-    const id = (existing?.id ?? values.id) as string
+    const courseId = (existing?.course_id ?? values.course_id)!
+    const id = (existing?.id ?? values.id)!
     values.position = await placeAt(
       context.db,
       'sections',

@@ -80,7 +80,7 @@ export const coupons = defineResource({
   },
   async enrich(db, rows) {
     const ids = rows.map((r) => r.id)
-    const moneyDb = db as unknown as Db
+    const moneyDb: Db = db
     const [records, currencies] = await Promise.all([
       loadMoneyRecords(moneyDb, { couponIds: ids }),
       schoolCurrencies(moneyDb),

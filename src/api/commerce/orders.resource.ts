@@ -1,14 +1,6 @@
 import { sql } from 'kysely'
 import { timestamp } from '../conventions.js'
-import {
-  email,
-  enumeration,
-  instant,
-  integer,
-  type Row,
-  reference,
-  text,
-} from '../framework/fields.js'
+import { email, enumeration, instant, integer, reference, text } from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import { defineResource } from '../framework/resource.js'
 import { membersSchema, object, structure } from '../framework/structures.js'
@@ -98,7 +90,7 @@ export const orders = defineResource({
       { ...readOnly, description: 'A snapshot taken at purchase' },
     ),
     items: computedList(
-      itemMembers as unknown as Record<string, ReturnType<typeof text>>,
+      itemMembers as Record<string, ReturnType<typeof text>>,
       'The line items, in order',
     ),
     currency: text({ ...readOnly, description: 'ISO 4217' }),
@@ -124,7 +116,7 @@ export const orders = defineResource({
       readOnly,
     ),
     refunds: computedList(
-      refundMembers as unknown as Record<string, ReturnType<typeof text>>,
+      refundMembers as Record<string, ReturnType<typeof text>>,
       'Refunds issued in the dashboard, oldest first',
     ),
     subscription_id: reference('sub', {
@@ -164,7 +156,7 @@ export const orders = defineResource({
     },
   },
   async enrich(db, rows) {
-    const ids = rows.map((r) => r.id as string)
+    const ids = rows.map((r) => r.id)
     const [items, refunds] = await Promise.all([
       db
         .selectFrom('order_items')
@@ -182,7 +174,7 @@ export const orders = defineResource({
         .execute(),
     ])
     for (const row of rows) {
-      const currency = row.currency as string
+      const currency = row.currency
       row.items = items
         .filter((item) => item.order_id === row.id)
         .map((item) => ({
@@ -208,8 +200,8 @@ export const orders = defineResource({
         }))
     }
   },
-  computed: (row: Row) => {
-    const currency = row.currency as string
+  computed: (row) => {
+    const currency = row.currency
     return {
       customer: { email: row.customer_email, name: row.customer_name ?? null },
       items: row.items ?? [],

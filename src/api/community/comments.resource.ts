@@ -10,7 +10,7 @@ import {
   reference,
   text,
 } from '../framework/fields.js'
-import { defineResource } from '../framework/resource.js'
+import { defineResource, type RowOf } from '../framework/resource.js'
 import { type ResourceDb, visibilityOf } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
 import { notWrittenByApi } from '../people/owners.js'
@@ -63,15 +63,15 @@ interface Author {
 }
 
 /** Loads target titles, authors, reply counts and staff replies for a page of comments. */
-async function enrich(db: ResourceDb, rows: Row[], full: boolean): Promise<void> {
-  const idsOf = (key: string, where: (row: Row) => boolean) => [
-    ...new Set(rows.filter(where).map((row) => row[key] as string)),
+async function enrich(db: ResourceDb, rows: RowOf<'comments'>[], full: boolean): Promise<void> {
+  const idsOf = (key: 'target_id' | 'author_id', where: (row: RowOf<'comments'>) => boolean) => [
+    ...new Set(rows.filter(where).map((row) => row[key])),
   ]
   const lessonIds = idsOf('target_id', (r) => r.target_type === 'lesson')
   const postIds = idsOf('target_id', (r) => r.target_type === 'post')
   const studentIds = idsOf('author_id', (r) => r.author_type === 'student')
   const memberIds = idsOf('author_id', (r) => r.author_type === 'member')
-  const ids = rows.map((row) => row.id as string)
+  const ids = rows.map((row) => row.id)
 
   const titles = new Map<string, string>()
   for (const [table, targets] of [
@@ -84,7 +84,7 @@ async function enrich(db: ResourceDb, rows: Row[], full: boolean): Promise<void>
       .select(['id', 'title'])
       .where('id', 'in', targets)
       .execute()
-    for (const row of found) titles.set(row.id as string, row.title as string)
+    for (const row of found) titles.set(row.id, row.title)
   }
 
   const authors = new Map<string, Author>()
@@ -110,9 +110,9 @@ async function enrich(db: ResourceDb, rows: Row[], full: boolean): Promise<void>
       .execute()
     for (const row of found)
       authors.set(`member ${row.id}`, {
-        name: row.name as string,
-        avatar_url: (row.avatar_url as string | null) ?? null,
-        role: row.role as string,
+        name: row.name,
+        avatar_url: row.avatar_url ?? null,
+        role: row.role,
       })
   }
 
@@ -124,7 +124,7 @@ async function enrich(db: ResourceDb, rows: Row[], full: boolean): Promise<void>
     .where('status', full ? '<>' : '=', full ? 'deleted' : 'published')
     .groupBy('parent_id')
     .execute()
-  const replies = new Map(counts.map((row) => [row.parent_id as string, Number(row.n)]))
+  const replies = new Map(counts.map((row) => [row.parent_id, Number(row.n)]))
 
   const staff = await db
     .selectFrom('comments')
@@ -135,8 +135,8 @@ async function enrich(db: ResourceDb, rows: Row[], full: boolean): Promise<void>
     .execute()
 
   for (const row of rows) {
-    const id = row.id as string
-    row.target_title = titles.get(row.target_id as string) ?? null
+    const id = row.id
+    row.target_title = titles.get(row.target_id) ?? null
     row.author = authors.get(`${row.author_type} ${row.author_id}`) ?? null
     row.replies_count = replies.get(id) ?? 0
     row.has_staff_reply = staff.some((reply) =>

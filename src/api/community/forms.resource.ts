@@ -120,7 +120,7 @@ export const forms = defineResource({
       )
       .groupBy('form_id')
       .execute()
-    const byForm = new Map(counts.map((row) => [row.form_id as string, Number(row.n)]))
+    const byForm = new Map(counts.map((row) => [row.form_id, Number(row.n)]))
     for (const row of rows) row.submissions_count = byForm.get(row.id) ?? 0
   },
   computed: (row, full) => (full ? { submissions_count: row.submissions_count ?? 0 } : {}),

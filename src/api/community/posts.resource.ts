@@ -15,13 +15,17 @@ import { SLUG, uniqueSlug } from '../framework/slugs.js'
 import { object } from '../framework/structures.js'
 import { schoolWide } from '../people/owners.js'
 
-async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
+async function update(
+  context: ResourceContext,
+  row: { readonly id: string },
+  changes: Row,
+): Promise<string> {
   await context.db
     .updateTable('posts')
     .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
+    .where('id', '=', row.id)
     .execute()
-  return row.id as string
+  return row.id
 }
 
 /** A scheduled post whose time has come reads as published. */
@@ -93,7 +97,7 @@ export const posts = defineResource({
     return row.access === 'public' ? { body: row.body, locked: false } : { locked: true }
   },
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'posts', values.title as string)
+    values.slug ??= await uniqueSlug(context.db, 'posts', values.title!)
   },
   async beforeWrite(context, values) {
     if (typeof values.author_lecturer_id === 'string')
@@ -122,7 +126,7 @@ export const posts = defineResource({
         const at = typeof input.at === 'number' ? input.at : undefined
         if (at !== undefined && at > context.now)
           return update(context, row, { status: 'scheduled', published_at: at })
-        if (row.status === 'published') return row.id as string
+        if (row.status === 'published') return row.id
         return update(context, row, { status: 'published', published_at: context.now })
       },
     },

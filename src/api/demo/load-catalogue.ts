@@ -51,7 +51,7 @@ export function demoDeps(deps: AppDeps, time: DemoTime) {
     ...deps.random,
     id(prefix) {
       const next = ids[0]
-      if (next?.startsWith(`${prefix}_`)) return ids.shift() as string
+      if (next?.startsWith(`${prefix}_`)) return ids.shift()!
       throw new Error(`the demo planned no ${prefix} id here (next planned: ${next ?? 'none'})`)
     },
   }

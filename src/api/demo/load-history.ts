@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely'
 import { hashPassword } from '../../platform/passwords.js'
 import type { Db } from '../../storage/schema.js'
-import type { UserTable, UserTeamColumns } from '../../storage/tables/oauth.js'
 import { THREADS } from './history/comments.js'
 import { ATTENDEES } from './history/events.js'
 import { CAMPAIGNS, FORMS, SUBMISSIONS } from './history/forms.js'
@@ -14,15 +12,12 @@ import type { DemoTime } from './when.js'
 const HOUR_IN_DAYS = 1 / 24
 const json = (value: unknown) => JSON.stringify(value)
 
-/** `users` with the members resource's team columns (schema.ts UserTeamColumns). */
-type TeamDb = Kysely<{ users: UserTable & UserTeamColumns }>
-
 /** The team, before anything else: the catalogue is created by its owner, Maya. */
 export async function loadTeam(db: Db, time: DemoTime): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD)
   for (const member of TEAM) {
     const since = member.since === undefined ? null : time.at(member.since)
-    await (db as unknown as TeamDb)
+    await db
       .insertInto('users')
       .values({
         id: member.id,

@@ -15,7 +15,7 @@ import { withIdempotency } from '../framework/idempotency.js'
 import { projected } from '../framework/list-params.js'
 import { type Endpoint, filledPath } from '../framework/operation.js'
 import type { ResourceDefinition } from '../framework/resource.js'
-import type { ResourceDb } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
 import { refuseBlockedLearner } from '../people/blocked-learners.js'
 import { ProblemError } from '../problem.js'
 import { attendeeListQuery, listAttendees } from './attendee-list.js'
@@ -225,7 +225,7 @@ export function attendeeEndpoints(events: ResourceDefinition): readonly Endpoint
           await seated(deps, event.id, async (trx) => {
             if (attendee.status === 'canceled') {
               // Taking a canceled attendee back is new access: not for a blocked learner.
-              await refuseBlockedLearner({ deps, db: trx as unknown as ResourceDb }, attendee)
+              await refuseBlockedLearner({ deps, db: byName(trx) }, attendee)
               await requireSeat(event, await seatTicketOf(trx, attendee.ticket_id), trx)
             }
             await trx

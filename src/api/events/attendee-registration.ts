@@ -3,7 +3,7 @@ import { recordChange } from '../activity/record.js'
 import { validationFailed } from '../conventions.js'
 import type { StoredAnswer } from '../framework/idempotency.js'
 import type { ResourceContext } from '../framework/resource.js'
-import type { ResourceDb } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
 import { refuseBlockedLearner } from '../people/blocked-learners.js'
 import { requireSeat, seated, seatTicketOf } from './attendee-seats.js'
 import { ATTENDEE, attendeeView } from './attendee-views.js'
@@ -55,16 +55,16 @@ export async function register(
       ])
     person = { student_id: student.id, email: student.email, name: addition.name ?? student.name }
   } else {
-    const mail = addition.email as string
+    const mail = addition.email!
     const student = await db
       .selectFrom('students')
       .select('id')
       .where('email', '=', mail)
       .executeTakeFirst()
-    person = { student_id: student?.id ?? null, email: mail, name: addition.name as string }
+    person = { student_id: student?.id ?? null, email: mail, name: addition.name! }
   }
   return seated(deps, event.id, async (trx) => {
-    await refuseBlockedLearner({ deps, db: trx as unknown as ResourceDb }, person)
+    await refuseBlockedLearner({ deps, db: byName(trx) }, person)
     const known = await trx
       .selectFrom('event_attendees')
       .selectAll()

@@ -1,11 +1,10 @@
 import { compiledPerLength } from '../../storage/compiled-query.js'
-import type { Db } from '../../storage/schema.js'
 import { conflict, type FieldError, timestamp, validationFailed } from '../conventions.js'
 import { writeChildren } from '../framework/children.js'
 import { type Field, instant, integer, type Row, text } from '../framework/fields.js'
 import { MAX_LIMIT } from '../framework/list-params.js'
 import { money } from '../framework/money.js'
-import type { ResourceContext } from '../framework/resource.js'
+import type { ResourceContext, RowOf } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { list } from '../framework/structures.js'
 import { schoolCurrency } from '../school/school.resource.js'
@@ -92,13 +91,13 @@ const soldOfEvents = compiledPerLength(MAX_LIMIT, (db, eventIds) =>
 
 /** Counts of attendees not canceled, by ticket and by event. */
 async function soldCounts(db: ResourceDb, eventIds: readonly string[]) {
-  const rows = await soldOfEvents(db as unknown as Db, eventIds)
+  const rows = await soldOfEvents(db, eventIds)
   const byTicket = new Map<string, number>()
   const byEvent = new Map<string, number>()
   for (const row of rows) {
     const n = Number(row.n)
     if (typeof row.ticket_id === 'string') byTicket.set(row.ticket_id, n)
-    const event = row.event_id as string
+    const event = row.event_id
     byEvent.set(event, (byEvent.get(event) ?? 0) + n)
   }
   return { byTicket, byEvent }
@@ -126,30 +125,27 @@ export function remainingOf(
  */
 export async function enrichEvents(
   db: ResourceDb,
-  rows: Row[],
+  rows: RowOf<'events'>[],
   full: boolean,
   now: number,
 ): Promise<void> {
-  const ids = rows.map((r) => r.id as string)
-  const [tickets, counts] = await Promise.all([
-    ticketsOfEvents(db as unknown as Db, ids),
-    soldCounts(db, ids),
-  ])
-  const byEvent = new Map<string, Row[]>()
+  const ids = rows.map((r) => r.id)
+  const [tickets, counts] = await Promise.all([ticketsOfEvents(db, ids), soldCounts(db, ids)])
+  const byEvent = new Map<string, (typeof tickets)[number][]>()
   for (const ticket of tickets) {
-    const event = ticket.event_id as string
+    const event = ticket.event_id
     const own = byEvent.get(event)
     if (own === undefined) byEvent.set(event, [ticket])
     else own.push(ticket)
   }
   for (const row of rows) {
-    const registered = counts.byEvent.get(row.id as string) ?? 0
+    const registered = counts.byEvent.get(row.id) ?? 0
     const capacity = (row.capacity as number | null) ?? null
     const views: Record<string, unknown>[] = []
-    for (const t of byEvent.get(row.id as string) ?? []) {
+    for (const t of byEvent.get(row.id) ?? []) {
       const end = t.sales_end_at as number | null
       if (!full && end !== null && Number(end) <= now) continue
-      const sold = counts.byTicket.get(t.id as string) ?? 0
+      const sold = counts.byTicket.get(t.id) ?? 0
       const view: Record<string, unknown> = {
         id: t.id,
         name: t.name,
@@ -195,7 +191,7 @@ export async function checkTickets(
         .where('event_id', '=', eventId)
         .execute()
     : []
-  const known = new Set(current.map((t) => t.id as string))
+  const known = new Set(current.map((t) => t.id))
   const sold = eventId ? (await soldCounts(context.db, [eventId])).byTicket : new Map()
   const currency = await schoolCurrency(context.db)
   const errors: FieldError[] = []
@@ -232,7 +228,7 @@ export async function checkTickets(
       .executeTakeFirst()
     if (held)
       throw conflict(
-        `ticket ${held.ticket_id as string} has attendees and cannot be removed; keep it in the list (with its id), or set its sales_end_at to stop selling it`,
+        `ticket ${held.ticket_id} has attendees and cannot be removed; keep it in the list (with its id), or set its sales_end_at to stop selling it`,
       )
   }
   for (const ticket of tickets) ticket.id ??= context.deps.random.id('tkt')

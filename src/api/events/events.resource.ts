@@ -184,14 +184,14 @@ export const events = defineResource({
     return { tickets: row._public_tickets ?? [], location }
   },
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'events', values.title as string)
+    values.slug ??= await uniqueSlug(context.db, 'events', values.title!)
     if (values.timezone === undefined) {
       const school = await context.db
         .selectFrom('school')
         .select('timezone')
         .limit(1)
         .executeTakeFirst()
-      values.timezone = (school?.timezone as string | null | undefined) ?? 'UTC'
+      values.timezone = school?.timezone ?? 'UTC'
     }
   },
   async beforeWrite(context, values, existing) {
@@ -202,7 +202,7 @@ export const events = defineResource({
         { field: 'ends_at', code: 'range', message: 'ends_at must be after starts_at' },
       ])
     await checkReferences(context, values)
-    const id = existing?.id as string | undefined
+    const id = existing?.id
     if (id && typeof values.capacity === 'number') {
       const registered = await registeredCount(context, id)
       if (values.capacity < registered)

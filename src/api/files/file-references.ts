@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../app-deps.js'
-import type { ResourceDb } from '../framework/store.js'
+import { byName } from '../framework/resource-db.js'
 
 /**
  * Where a file can be named: by its URL (`…/files/{id}/…`: covers, avatars, logos, links in
@@ -20,7 +20,7 @@ const FILE_REFERENCES: Readonly<Record<string, readonly string[]>> = {
 
 /** The records (as `table/id`) that name the file, which a delete would leave dangling. */
 export async function referencesOf(deps: AppDeps, id: string): Promise<string[]> {
-  const db = deps.database.db as unknown as ResourceDb
+  const db = byName(deps.database.db)
   const url = `/files/${id}/`
   const quoted = `"${id}"`
   const found: string[] = []

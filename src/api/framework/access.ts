@@ -3,7 +3,7 @@ import { type Caller, requireScope } from '../caller.js'
 import { ProblemError } from '../problem.js'
 import type { Row } from './fields.js'
 import type { ResourceContext, ResourceDefinition } from './resource.js'
-import type { ResourceDb } from './store.js'
+import { byName } from './resource-db.js'
 
 /** The same 404 for a record that does not exist and one the caller may not see. */
 export function notFound(resource: ResourceDefinition): ProblemError {
@@ -41,7 +41,7 @@ export function writerOf(
     })
   return {
     deps,
-    db: deps.database.db as unknown as ResourceDb,
+    db: byName(deps.database.db),
     caller: writer,
     now: deps.clock.now(),
   }

@@ -141,7 +141,7 @@ export const openapiPath = (path: string): string => path.replace(/:(\w+)/g, '{$
 
 /** The names of a path's parameters, in order. */
 export const pathParams = (path: string): string[] =>
-  [...path.matchAll(/:(\w+)/g)].map((m) => m[1] as string)
+  [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
 
 /**
  * The path with its parameters filled in (each percent-encoded), e.g. the scope of an

@@ -7,7 +7,8 @@ import { withIdempotency } from './idempotency.js'
 import { projected } from './list-params.js'
 import { filledPath, type OperationInput, type OperationResult } from './operation.js'
 import { pathOf, type ResourceContext, type ResourceDefinition, viewOf } from './resource.js'
-import { createResourceStore, type ResourceDb, type ResourceStore, visibilityOf } from './store.js'
+import { byName } from './resource-db.js'
+import { createResourceStore, type ResourceStore, visibilityOf } from './store.js'
 import { type KeptView, keptEtag, tracked, ViewMemo } from './view-memo.js'
 import { parseWrite } from './write-input.js'
 
@@ -37,7 +38,7 @@ export type ResourceRuntime = ReturnType<typeof resourceRuntime>
  * the answer with its ETag.
  */
 export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
-  const db = deps.database.db as unknown as ResourceDb
+  const db = byName(deps.database.db)
   const store = createResourceStore(db, resource)
   const base = pathOf(resource)
   const { issuer } = deps.config
@@ -85,7 +86,7 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
 
   /** The singleton's row, made from the field defaults the first time it is read. */
   async function singletonRow(): Promise<Row | undefined> {
-    const id = resource.singleton as string
+    const id = resource.singleton!
     const row = await store.find(id)
     if (row) return row
     const now = deps.clock.now()

@@ -202,12 +202,12 @@ export function defineResource<T extends TableName>(
   const { lifecycle, newLast, ...definition } = declaration
   const beforeCreate = definition.beforeCreate
   return {
-    ...(definition as unknown as ResourceDefinition),
+    ...(definition as ResourceDefinition),
     ...(lifecycle && {
       actions: [
         ...lifecycleActions(declaration.table, lifecycle),
         ...(definition.actions ?? []),
-      ] as unknown as readonly Action[],
+      ] as readonly Action[],
     }),
     ...(newLast && {
       async beforeCreate(context: ResourceContext, values: Row) {

@@ -2,7 +2,6 @@ import {
   type CompiledQuery,
   type Expression,
   type ExpressionBuilder,
-  type Kysely,
   type SqlBool,
   sql,
 } from 'kysely'
@@ -10,12 +9,9 @@ import { type CompiledRead, compiledQuery, compiledShape } from '../../storage/c
 import type { Db } from '../../storage/schema.js'
 import type { Row } from './fields.js'
 import type { Condition, ResourceDefinition } from './resource.js'
+import { byName, type ResourceDb } from './resource-db.js'
 
-/**
- * The database as the resource framework sees it: tables by name, columns by name. The
- * declarations name the columns; schema.ts types the same tables for hand-written queries.
- */
-export type ResourceDb = Kysely<Record<string, Row>>
+export type { ResourceDb } from './resource-db.js'
 
 type Eb = ExpressionBuilder<Record<string, Row>, string>
 
@@ -249,11 +245,11 @@ function runCompiledList(
   if (!run) {
     if (shapes.size >= LIST_SHAPES) return undefined
     run = compiledShape(shape.args.length, (kysely, args) =>
-      buildList(kysely as unknown as ResourceDb, resource, query, args, page),
+      buildList(byName(kysely), resource, query, args, page),
     )
     shapes.set(key, run)
   }
-  return run(db as unknown as Db, shape.args)
+  return run(db, shape.args)
 }
 
 /** A list query's conditions with its search as a pattern. */
@@ -300,11 +296,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
     let finder = finders.get(column)
     if (!finder) {
       finder = compiledQuery((kysely: Db, key: string) =>
-        (kysely as unknown as ResourceDb)
-          .selectFrom(table)
-          .selectAll()
-          .where(column, '=', key)
-          .where(ours),
+        byName(kysely).selectFrom(table).selectAll().where(column, '=', key).where(ours),
       )
       finders.set(column, finder)
     }
@@ -315,7 +307,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
     resource.slugField && !key.startsWith(`${resource.idPrefix}_`) ? resource.slugField : 'id'
   return {
     async find(id: string): Promise<Row | undefined> {
-      return (await byColumn('id')(db as unknown as Db, id))[0]
+      return (await byColumn('id')(db, id))[0]
     },
 
     /**
@@ -324,7 +316,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
      */
     async findByKey(key: string, visible?: Visibility): Promise<Row | undefined> {
       const column = keyColumn(key)
-      if (!visible) return (await byColumn(column)(db as unknown as Db, key))[0]
+      if (!visible) return (await byColumn(column)(db, key))[0]
       return db
         .selectFrom(table)
         .selectAll()
@@ -336,7 +328,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
 
     /** The statement of `findByKey(key)` without a visibility, to run beside another read. */
     findByKeyStatement(key: string): CompiledQuery<Row> {
-      return byColumn(keyColumn(key)).statement(db as unknown as Db, key)
+      return byColumn(keyColumn(key)).statement(db, key)
     },
 
     /** The page after `query.after`, one row more than the limit to tell whether more exist. */

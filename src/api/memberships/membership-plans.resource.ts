@@ -105,7 +105,7 @@ export const membershipPlans = defineResource({
     included: row.included ?? { courses: [], digital_products: [] },
   }),
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'membership_plans', values.name as string)
+    values.slug ??= await uniqueSlug(context.db, 'membership_plans', values.name!)
   },
   async beforeWrite(context, values, existing) {
     if (

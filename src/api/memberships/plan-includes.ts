@@ -137,8 +137,8 @@ export async function loadIncluded(
   })
   for (const row of rows) {
     const own = includes.get(row.id) ?? { ...NO_INCLUDES }
-    const shownCourses = courses.filter((c) => own.course_ids.includes(c.id as string))
-    const shownProducts = products.filter((p) => own.digital_product_ids.includes(p.id as string))
+    const shownCourses = courses.filter((c) => own.course_ids.includes(c.id))
+    const shownProducts = products.filter((p) => own.digital_product_ids.includes(p.id))
     row.included = {
       courses: shownCourses.filter(courseShown).map(item),
       digital_products: shownProducts.filter(productShown).map(item),

@@ -32,7 +32,7 @@ export async function loadPlanStats(
   now: number,
 ): Promise<void> {
   const ids = rows.map((r) => r.id)
-  const moneyDb = db as unknown as Db
+  const moneyDb: Db = db
   const [subs, records, currencies] = await Promise.all([
     loadSubscriptions(moneyDb, { planIds: ids }),
     loadMoneyRecords(moneyDb, { productType: 'membership_plan', productIds: ids }),

@@ -9,7 +9,7 @@ import {
   text,
 } from '../framework/fields.js'
 import { money } from '../framework/money.js'
-import { defineResource, type ResourceContext } from '../framework/resource.js'
+import { defineResource, type ResourceContext, type RowOf } from '../framework/resource.js'
 import { RUNNING_STATUSES } from '../money/subscriptions.js'
 import { lengthensAccess, refuseBlockedLearner } from '../people/blocked-learners.js'
 import { schoolWide } from '../people/owners.js'
@@ -20,13 +20,17 @@ const DAY = 86_400_000
 const LIVE: readonly string[] = RUNNING_STATUSES
 const ENDED = ['canceled', 'expired']
 
-async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
+async function update(
+  context: ResourceContext,
+  row: { readonly id: string },
+  changes: Row,
+): Promise<string> {
   await context.db
     .updateTable('subscriptions')
     .set({ ...changes, updated_at: context.now })
-    .where('id', '=', row.id as string)
+    .where('id', '=', row.id)
     .execute()
-  return row.id as string
+  return row.id
 }
 
 /**
@@ -34,9 +38,9 @@ async function update(context: ResourceContext, row: Row, changes: Row): Promise
  * paid recurring subscription that will renew. Null for lifetime and fixed-term prices (no
  * interval), manual grants, ended subscriptions and those cancelling at period end.
  */
-function nextChargeAt(row: Row): string | null {
+function nextChargeAt(row: RowOf<'subscriptions'>): string | null {
   if (row.source === 'manual' || row.interval === null || row.cancel_at_period_end) return null
-  if (!LIVE.includes(row.status as string)) return null
+  if (!LIVE.includes(row.status)) return null
   const at = row.status === 'trialing' ? row.trial_ends_at : row.current_period_end
   return typeof at === 'number' ? timestamp(at) : null
 }
@@ -150,7 +154,7 @@ export const subscriptions = defineResource({
   },
   computed: (row) => ({
     amount: { amount: Number(row.amount), currency: row.currency },
-    ends_at: ENDED.includes(row.status as string)
+    ends_at: ENDED.includes(row.status)
       ? timestamp(Number(row.ended_at ?? row.current_period_end ?? row.updated_at))
       : typeof row.current_period_end === 'number' &&
           (row.source === 'manual' || row.interval === null || row.cancel_at_period_end)
@@ -165,12 +169,12 @@ export const subscriptions = defineResource({
       db
         .selectFrom('students')
         .select('id')
-        .where('id', '=', values.student_id as string)
+        .where('id', '=', values.student_id!)
         .executeTakeFirst(),
       db
         .selectFrom('membership_plans')
         .select(['id', 'status', 'billing_type'])
-        .where('id', '=', values.plan_id as string)
+        .where('id', '=', values.plan_id!)
         .executeTakeFirst(),
     ])
     if (!student)
@@ -181,12 +185,12 @@ export const subscriptions = defineResource({
         code: 'not_found',
         message: 'no membership plan with this id',
       })
-    let price: Row | undefined
+    let price: RowOf<'membership_plan_prices'> | undefined
     if (plan) {
       let prices = db
         .selectFrom('membership_plan_prices')
         .selectAll()
-        .where('plan_id', '=', plan.id as string)
+        .where('plan_id', '=', plan.id)
       prices =
         typeof values.price_id === 'string'
           ? prices.where('id', '=', values.price_id)
@@ -204,18 +208,18 @@ export const subscriptions = defineResource({
       throw conflict(
         `the plan is ${plan?.status}: only an active plan takes new subscriptions${plan?.status === 'draft' ? ' (publish it first)' : ''}`,
       )
-    await refuseBlockedLearner(context, { student_id: values.student_id as string })
+    await refuseBlockedLearner(context, { student_id: values.student_id! })
     if (!price) throw conflict('the plan has no active price')
     const live = await db
       .selectFrom('subscriptions')
       .select('id')
-      .where('student_id', '=', values.student_id as string)
-      .where('plan_id', '=', values.plan_id as string)
-      .where('status', 'in', LIVE)
+      .where('student_id', '=', values.student_id!)
+      .where('plan_id', '=', values.plan_id!)
+      .where('status', 'in', RUNNING_STATUSES)
       .executeTakeFirst()
     if (live)
       throw conflict(
-        `the student already has a live subscription to this plan (${live.id as string}); change that one instead`,
+        `the student already has a live subscription to this plan (${live.id}); change that one instead`,
       )
     takeEndsAt(values, now)
     // A fixed term runs from today; a grant otherwise lasts until ends_at, or with no end.
@@ -224,7 +228,7 @@ export const subscriptions = defineResource({
         ? null
         : price.access_days !== null
           ? now + Number(price.access_days) * DAY
-          : Date.parse(`${price.ends_on as string}T23:59:59Z`)
+          : Date.parse(`${price.ends_on}T23:59:59Z`)
     if (fixedEnd !== null && fixedEnd <= now)
       throw conflict('the fixed term of this price has already ended; grant another price')
     Object.assign(values, {
@@ -254,8 +258,8 @@ export const subscriptions = defineResource({
       throw conflict(
         'only manual grants can be changed; a paid subscription follows its billing (cancel or resume it)',
       )
-    if (ENDED.includes(existing.status as string))
-      throw conflict(`the subscription is ${existing.status as string}; grant a new one`)
+    if (ENDED.includes(existing.status))
+      throw conflict(`the subscription is ${existing.status}; grant a new one`)
     if (existing.cancel_at_period_end)
       throw conflict('the subscription is cancelling; resume it before changing its end')
     takeEndsAt(values, context.now)
@@ -273,8 +277,7 @@ export const subscriptions = defineResource({
         reason: text({ max: 500, nullable: true }),
       },
       async run(context, row, input) {
-        if (ENDED.includes(row.status as string))
-          throw conflict(`the subscription is already ${row.status as string}`)
+        if (ENDED.includes(row.status)) throw conflict(`the subscription is already ${row.status}`)
         const reason = (input.reason as string | null | undefined) ?? row.cancellation_reason
         const now = context.now
         // Nothing to wait for without a period end (lifetime, open grants): it ends now.
@@ -301,7 +304,7 @@ export const subscriptions = defineResource({
       name: 'resume',
       summary: 'Undo a cancel at period end (only while cancelling)',
       async run(context, row) {
-        if (!row.cancel_at_period_end || ENDED.includes(row.status as string))
+        if (!row.cancel_at_period_end || ENDED.includes(row.status))
           throw conflict('only a subscription cancelling at period end can be resumed')
         // Resuming lets it run on past its end: new access, not for a blocked learner.
         await refuseBlockedLearner(context, { student_id: row.student_id })

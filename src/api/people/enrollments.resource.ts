@@ -4,13 +4,17 @@ import { defineResource, type ResourceContext } from '../framework/resource.js'
 import { lengthensAccess, refuseBlockedLearner } from './blocked-learners.js'
 import { schoolWide } from './owners.js'
 
-async function update(context: ResourceContext, row: Row, changes: Row): Promise<string> {
+async function update(
+  context: ResourceContext,
+  row: { readonly id: string },
+  changes: Row,
+): Promise<string> {
   await context.db
     .updateTable('enrollments')
     .set({ ...changes, updated_at: context.now })
     .where('id', '=', row.id)
     .execute()
-  return row.id as string
+  return row.id
 }
 
 /**
@@ -53,18 +57,18 @@ export const enrollments = defineResource({
     const found = await context.db
       .selectFrom('enrollments')
       .select(['id', 'status'])
-      .where('student_id', '=', values.student_id as string)
-      .where('course_id', '=', values.course_id as string)
+      .where('student_id', '=', values.student_id!)
+      .where('course_id', '=', values.course_id!)
       .executeTakeFirst()
     if (!found) return undefined
     // Enrolling again is enrolling: refused for a blocked learner, whatever the state.
-    await refuseBlockedLearner(context, { student_id: values.student_id as string })
+    await refuseBlockedLearner(context, { student_id: values.student_id! })
     if (found.status === 'revoked' || found.status === 'expired')
       await update(context, found, {
         status: 'active',
         expires_at: (values.expires_at as number | undefined) ?? null,
       })
-    return found.id as string
+    return found.id
   },
   async beforeCreate(context, values) {
     values.started_at = context.now
@@ -73,12 +77,12 @@ export const enrollments = defineResource({
       context.db
         .selectFrom('students')
         .select('id')
-        .where('id', '=', values.student_id)
+        .where('id', '=', values.student_id!)
         .executeTakeFirst(),
       context.db
         .selectFrom('courses')
         .select(['id', 'pricing_plans'])
-        .where('id', '=', values.course_id)
+        .where('id', '=', values.course_id!)
         .executeTakeFirst(),
     ])
     if (!student)
@@ -87,7 +91,7 @@ export const enrollments = defineResource({
       errors.push({ field: 'course_id', code: 'not_found', message: 'no course with this id' })
     const plan = values.pricing_plan_id
     if (course && typeof plan === 'string') {
-      const plans = JSON.parse(course.pricing_plans as string) as Array<{ id?: string }>
+      const plans = JSON.parse(course.pricing_plans) as Array<{ id?: string }>
       if (!plans.some((p) => p.id === plan))
         errors.push({
           field: 'pricing_plan_id',
@@ -96,7 +100,7 @@ export const enrollments = defineResource({
         })
     }
     if (errors.length > 0) throw validationFailed(errors)
-    await refuseBlockedLearner(context, { student_id: values.student_id as string })
+    await refuseBlockedLearner(context, { student_id: values.student_id! })
   },
   async beforeWrite(context, values, existing) {
     // A later end (or none) is new access: not for a blocked learner.

@@ -75,7 +75,7 @@ export const members = defineResource({
   }),
   async beforeCreate(context, values) {
     checkAuthority(context, undefined, values.role)
-    values.name ??= (values.email as string).split('@')[0]
+    values.name ??= values.email!.split('@')[0]
     values.status = 'invited'
     values.invited_at = context.now
     values.invited_by = context.caller.user.id
@@ -87,35 +87,32 @@ export const members = defineResource({
     const self = existing.id === context.caller.user.id
     const role = values.role
     if (role !== undefined && role !== existing.role) {
-      checkAuthority(context, existing.role as string, role)
-      if (self && roleRank(role as string) > roleRank(existing.role as string))
+      checkAuthority(context, existing.role, role)
+      if (self && roleRank(role) > roleRank(existing.role))
         throw forbidden('nobody raises their own role')
-      if (existing.role === 'owner') await keepAnOwner(context, existing.id as string)
-    } else checkAuthority(context, existing.role as string, undefined)
+      if (existing.role === 'owner') await keepAnOwner(context, existing.id)
+    } else checkAuthority(context, existing.role, undefined)
     if (values.status !== undefined && values.status !== 'active' && existing.role === 'owner')
-      await keepAnOwner(context, existing.id as string)
+      await keepAnOwner(context, existing.id)
     if (values.status === 'suspended') values.disabled_at = context.now
     else if (values.status === 'active') values.disabled_at = null
     // Set back to `invited`, a suspended person stays disabled: only `active`, set by an
     // owner or admin, lets them sign in again (see isActive in storage/users.ts).
   },
   async remove(context, row) {
-    checkAuthority(context, row.role as string, undefined)
-    if (row.role === 'owner') await keepAnOwner(context, row.id as string)
+    checkAuthority(context, row.role, undefined)
+    if (row.role === 'owner') await keepAnOwner(context, row.id)
     await context.db
       .updateTable('users')
       .set({ role: 'student', status: 'active', updated_at: context.now })
-      .where('id', '=', row.id as string)
+      .where('id', '=', row.id)
       .execute()
     await context.db
       .updateTable('grants')
       .set({ revoked_at: context.now })
-      .where('user_id', '=', row.id as string)
+      .where('user_id', '=', row.id)
       .where('revoked_at', 'is', null)
       .execute()
-    await context.db
-      .deleteFrom('consents')
-      .where('user_id', '=', row.id as string)
-      .execute()
+    await context.db.deleteFrom('consents').where('user_id', '=', row.id).execute()
   },
 })

@@ -17,7 +17,7 @@ export async function profilesOf(context: ResourceContext): Promise<Set<string>>
     .select('id')
     .where('member_id', '=', context.caller.user.id)
     .execute()
-  return new Set(rows.map((r) => r.id as string))
+  return new Set(rows.map((r) => r.id))
 }
 
 /** Whether a `lecturer_ids` column (JSON list) names one of `profiles`. */
@@ -55,7 +55,7 @@ export async function checkLecturerIds(
     .select('id')
     .where('id', 'in', ids)
     .execute()
-  const found = new Set(rows.map((l) => l.id as string))
+  const found = new Set(rows.map((l) => l.id))
   ids.forEach((id, i) => {
     if (!found.has(id))
       errors.push({ field: `lecturer_ids[${i}]`, code: 'not_found', message: 'no such lecturer' })

@@ -125,9 +125,9 @@ export const appearance = defineResource({
         await context.db
           .updateTable('appearance')
           .set({ ...defaults, updated_at: context.now })
-          .where('id', '=', row.id as string)
+          .where('id', '=', row.id)
           .execute()
-        return row.id as string
+        return row.id
       },
     },
   ],

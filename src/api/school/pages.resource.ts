@@ -50,7 +50,7 @@ export const pages = defineResource({
     published_at: instant({ public: true, readOnly: true, nullable: true }),
   },
   async beforeCreate(context, values) {
-    values.slug ??= await uniqueSlug(context.db, 'pages', values.title as string)
+    values.slug ??= await uniqueSlug(context.db, 'pages', values.title!)
   },
   async beforeWrite(context, values, existing) {
     if (values.type !== 'home') return

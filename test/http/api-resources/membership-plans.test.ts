@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ResourceDb } from '../../../src/api/framework/store.js'
 import { membershipPlans } from '../../../src/api/memberships/membership-plans.resource.js'
+import type { OrderProductType, OrderStatus } from '../../../src/storage/tables/commerce.js'
 import { type Json, readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
@@ -327,7 +328,11 @@ describe('/api/v1/membership_plans: its own rules', () => {
       interval: null,
     })
     const now = Date.now()
-    const order = async (id: string, status: string, lines: Array<[string, string, number]>) => {
+    const order = async (
+      id: string,
+      status: OrderStatus,
+      lines: Array<[OrderProductType, string, number]>,
+    ) => {
       const total = lines.reduce((n, [, , amount]) => n + amount, 0)
       await rawDb()
         .insertInto('orders')
