@@ -73,16 +73,23 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
       // Ends the exchange (an open stream included) when the client goes away.
       const abort = new AbortController()
       reply.raw.once('close', () => abort.abort())
+      if (reply.raw.destroyed) abort.abort()
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers)) {
         if (typeof value === 'string') headers.set(name, value)
         else if (Array.isArray(value)) for (const v of value) headers.append(name, v)
       }
       const web = new Request(url, { method: request.method, headers, signal: abort.signal })
+      // Kept until the request is collected: a streamed answer may make its server after
+      // fetch has returned.
       contexts.set(web, context)
       const response = (await isLegacyRequest(web, body))
         ? await legacy(web, body, context)
         : await modern.fetch(web, { parsedBody: body })
+      // The SDK answers a failure of its own or of a handler as a bare 500 and tells only its
+      // error hook (debug: it also hears every refused request); the log says which request.
+      if (response.status >= 500)
+        logger.error({ reqId: request.id, status: response.status }, 'mcp request failed')
       void reply.code(response.status)
       for (const [name, value] of response.headers)
         if (name !== 'content-length') void reply.header(name, value)

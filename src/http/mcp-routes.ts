@@ -38,8 +38,9 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 /**
  * The largest body `POST /mcp` reads: a tool call carrying a file of the largest upload in
  * base64, even wrapped as MIME wraps it (a line break every 76 characters, `\r\n`, which
- * JSON writes as four characters), with room for the message around it. Every other body is
- * held to the API's JSON limit by the tool call itself (src/mcp/server.ts).
+ * JSON writes as four characters), with room for the message around it. A tool call's own
+ * JSON body is held to the API's JSON limit by the call itself (src/mcp/server.ts), and the
+ * arguments REST carries in its URL to 16 KiB (src/mcp/argument-lengths.ts).
  */
 export function mcpBodyLimit(uploadMaxBytes: number): number {
   const base64 = Math.ceil(uploadMaxBytes / 3) * 4

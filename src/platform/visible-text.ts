@@ -19,3 +19,13 @@ export function hiddenCharacter(text: string): string | undefined {
   if (code === undefined) return undefined
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`
 }
+
+const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu')
+
+/**
+ * `text` with every hidden character replaced by U+FFFD: for text someone wrote that is shown
+ * as it was stored (a title quoted in the activity record, on a page or in a terminal).
+ */
+export function replaceHidden(text: string): string {
+  return text.replace(HIDDEN_ALL, '\ufffd')
+}

@@ -79,7 +79,12 @@ describe('activity sentences', () => {
     // What a terminal would act on is not passed through.
     expect(
       describeActivity(course('courses.update', [{ ...renamed, after: 'A\u001b[2JB\nC' }])),
-    ).toBe('renamed the course “Portrait Basics” to “A\ufffd[2JB\ufffdC”')
+    ).toBe('renamed the course “Portrait Basics” to “A\ufffd[2JB\ufffdC”') // Nor what reorders or hides text: bidi marks and overrides, zero-width characters.
+    expect(
+      describeActivity(
+        course('courses.update', [{ ...renamed, after: 'a\u200fb\u202ec\u200bd\u2028e' }]),
+      ),
+    ).toBe('renamed the course “Portrait Basics” to “a\ufffdb\ufffdc\ufffdd\ufffde”')
   })
 
   it('time ago', () => {

@@ -1,3 +1,4 @@
+import { replaceHidden } from '../../platform/visible-text.js'
 import { formatMoney, type Money } from '../money/currencies.js'
 import type { Change } from './changes.js'
 import { keepingOf, nameFieldOf } from './declarations.js'
@@ -21,11 +22,12 @@ function pastOf(action: string): string {
   return IRREGULAR[action] ?? (action.endsWith('e') ? `${action}d` : `${action}ed`)
 }
 
-/** What a sentence never shows as it is: control characters (a terminal's escapes, line breaks) and bidirectional overrides. */
-const HIDDEN = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu
-
-/** Text someone wrote (a name, a title), quoted: plain text, for the caller to escape. */
-const quoted = (text: string) => `“${text.replace(HIDDEN, '\ufffd')}”`
+/**
+ * Text someone wrote (a name, a title), quoted: plain text, for the caller to escape. Hidden
+ * characters (a terminal's escapes, line breaks, bidirectional and zero-width ones) are
+ * replaced, so a sentence reads the same on a page and in a terminal.
+ */
+const quoted = (text: string) => `“${replaceHidden(text)}”`
 
 const isMoney = (value: unknown): value is Money =>
   typeof value === 'object' &&
@@ -42,7 +44,7 @@ export function valueText(value: unknown, text = false): string {
   if (isMoney(value)) return formatMoney(value)
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
   if (typeof value === 'string' && text) return quoted(value)
-  return String(value).replace(HIDDEN, '\ufffd')
+  return replaceHidden(String(value))
 }
 
 /** "a, b and c". */
