@@ -144,6 +144,15 @@ export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', 
 const FIVE_MINUTES = 300_000
 
 /**
+ * What an error repeats of a name or URI the client sent: a body may be megabytes long (an
+ * upload's), and an error is no place to send it back (twice: SEP-2164 puts a missing
+ * resource's URI in the message and in `data.uri`).
+ */
+const ECHOED = 200
+const LONGEST_URI = 2048
+const echoed = (text: string) => (text.length > ECHOED ? `${text.slice(0, ECHOED)}…` : text)
+
+/**
  * Cache hints of the 2026-07-28 results (the SDK puts them on that revision's wire only).
  * The tool list depends on the caller (their role), so it is private; the documents, the
  * list of them and the server's description are the same for everyone.
@@ -196,7 +205,7 @@ export function createMcpServer(context: McpContext): Server {
     if (!tool)
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${request.params.name}`,
+        `Unknown tool: ${echoed(request.params.name)}`,
       )
     return callTool(context, tool, request.params.arguments ?? {})
   })
@@ -212,6 +221,11 @@ export function createMcpServer(context: McpContext): Server {
         : uri === 'portico://school/scopes'
           ? scopeTable(context.operations)
           : undefined
+    if (!document && uri.length > LONGEST_URI)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Resource not found: no document has a URI of ${uri.length} characters`,
+      )
     if (!document) throw new ResourceNotFoundError(uri)
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(document) }] }
   })

@@ -288,6 +288,28 @@ describe('/mcp at 2026-07-28: the errors the revision specifies', () => {
     )
     expect(read.result).toMatchObject({ resultType: 'complete', cacheScope: 'public' })
   })
+
+  it('repeats at most a short part of an unknown tool name or resource URI sent', async () => {
+    const long = `portico://school/${'x'.repeat(10_000)}`
+    const tool = await postModern(
+      server,
+      'tools/call',
+      { name: long, arguments: {} },
+      { id: 18, headers: bearer(token) },
+    )
+    const toolText = await tool.text()
+    expect(toolText.length).toBeLessThan(2_000)
+    expect(JSON.parse(toolText)).toMatchObject({ id: 18, error: { code: -32602 } })
+    const resource = await postModern(
+      server,
+      'resources/read',
+      { uri: long },
+      { id: 19, headers: bearer(token) },
+    )
+    const resourceText = await resource.text()
+    expect(resourceText.length).toBeLessThan(2_000)
+    expect(JSON.parse(resourceText)).toMatchObject({ id: 19, error: { code: -32602 } })
+  })
 })
 
 /** A 2026-07-28 POST to /mcp with a Host header of our choosing (fetch would send the URL's). */

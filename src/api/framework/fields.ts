@@ -58,6 +58,9 @@ export type ActivityKeeping = 'value' | 'text' | 'money' | 'name'
 /** The longest text whose values the activity record keeps (a title, a name, a label). */
 export const SHORT_TEXT = 200
 
+/** How the record keeps text of at most `max` characters: values when short, else the name. */
+export const textKeeping = (max: number): ActivityKeeping => (max <= SHORT_TEXT ? 'text' : 'name')
+
 /**
  * One field of a resource, stored in the column of the same name. `parse` checks and
  * normalises a JSON value from a write; `toColumn`/`fromColumn` convert between the JSON
@@ -154,7 +157,7 @@ export interface TextOptions extends FieldOptions {
 export function text(options: TextOptions = {}): Field {
   const { max = 500, min = 0 } = options
   return field(options, {
-    activity: max <= SHORT_TEXT ? 'text' : 'name',
+    activity: textKeeping(max),
     schema: {
       type: 'string',
       maxLength: max,

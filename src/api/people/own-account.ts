@@ -1,7 +1,7 @@
 import { hiddenCharacter } from '../../platform/visible-text.js'
 import type { User } from '../../storage/users.js'
 import { type FieldError, timestamp } from '../conventions.js'
-import { type Field, fail, field, type JsonSchema, SHORT_TEXT } from '../framework/fields.js'
+import { type Field, fail, field, type JsonSchema, textKeeping } from '../framework/fields.js'
 
 const TEAM_ROLES = new Set(['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant'])
 
@@ -81,7 +81,7 @@ function accountText(
     { nullable },
     {
       schema: { ...documented, maxLength: max },
-      activity: max <= SHORT_TEXT ? 'text' : 'name',
+      activity: textKeeping(max),
       parseQuery: () => undefined,
       parse(value, path, errors) {
         if (typeof value !== 'string')
