@@ -51,7 +51,7 @@ const DEFAULT_POOL: DatabasePool = parseConfig({}).databasePool
 
 /** Opens SQLite (WAL, created with its folder on first use) or a PostgreSQL pool. */
 export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAULT_POOL): Database {
-  const { dialect, poolUse, dataVersion, direct } = createDialect(config, pool)
+  const { dialect, poolUse, dataVersion, direct, closed } = createDialect(config, pool)
   const db = new Kysely<Schema>({ dialect })
   runDirectly(db, direct)
   return {
@@ -74,7 +74,10 @@ export function openDatabase(config: DatabaseConfig, pool: DatabasePool = DEFAUL
       }
     },
     poolUse,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy()
+      await closed?.()
+    },
   }
 }
 
@@ -109,7 +112,10 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
     // Negative: a size in KiB, whatever the page size.
     sqlite.pragma(`cache_size = ${-limits.sqliteCacheMib * 1024}`)
     const versions = trackVersions(sqlite)
-    const database = withStatementCache(sqlite, versions.written, () => checkpointer?.terminate())
+    let stopping: Promise<void> | undefined
+    const database = withStatementCache(sqlite, versions.written, () => {
+      stopping = checkpointer?.stop()
+    })
     // Outside a transaction a statement runs on its own, as Kysely would run it, whatever
     // Kysely holds: better-sqlite3 runs it to the end before anything else. Inside one
     // (another request's, between its statements) it waits for Kysely's connection.
@@ -129,6 +135,8 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
       poolUse: () => undefined,
       dataVersion: versions.current,
       direct,
+      // The checkpointer's own connection, closed too: its files go with the database's.
+      closed: () => stopping ?? Promise.resolve(),
     }
   }
   // Every wait is bounded, so a database that goes away answers 503s, never hangs: a

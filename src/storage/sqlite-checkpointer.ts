@@ -19,7 +19,7 @@ const db = new Database(workerData.file, { timeout: 5000 })
 // statements are node::ObjectWrap objects, and on Node 24 one collected by a GC that runs
 // outside JavaScript (in this thread, between intervals) aborts the process.
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
-setInterval(() => {
+const timer = setInterval(() => {
   try {
     let copied = 0
     for (let pass = 0; pass < 4; pass++) {
@@ -32,6 +32,16 @@ setInterval(() => {
     parentPort.postMessage(0)
   } catch {}
 }, workerData.intervalMs)
+// Stopped by a message, never terminated: a thread terminated while better-sqlite3 12 is in
+// native code (opening, preparing) that then fails aborts the whole process (V8 cannot make
+// the error of an isolate being torn down: "FATAL ERROR: v8::ToLocalChecked Empty MaybeLocal").
+parentPort.on('message', () => {
+  clearInterval(timer)
+  try {
+    db.close()
+  } catch {}
+  parentPort.close()
+})
 `
 
 /**
@@ -51,11 +61,22 @@ setInterval(() => {
  * transactions): a checkpoint of a short tail, after which the next commit starts the WAL
  * over. The refresh grant's p99 went from about 35 ms to under 20 (npm run bench).
  */
+export interface Checkpointer {
+  /**
+   * Asks the thread to close its connection and end, once it is between two passes; settles
+   * when it has ended (its connection's files are then the database's to remove).
+   */
+  stop(): Promise<void>
+}
+
+/** How long a stop may take before the thread is ended by force (it is long past starting). */
+const STOP_WAIT_MS = 5000
+
 export function startCheckpointer(
   file: string,
   onFailure: () => void,
   onTail: () => void,
-): Worker | undefined {
+): Checkpointer | undefined {
   try {
     const worker = new Worker(CHECKPOINTER, {
       eval: true,
@@ -70,7 +91,14 @@ export function startCheckpointer(
     worker.on('error', onFailure)
     worker.on('message', onTail)
     worker.unref()
-    return worker
+    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    return {
+      stop: () => {
+        worker.postMessage('stop')
+        const force = setTimeout(() => void worker.terminate(), STOP_WAIT_MS)
+        return ended.finally(() => clearTimeout(force))
+      },
+    }
   } catch {
     return undefined
   }
