@@ -2,6 +2,7 @@ import { describeScope } from '../oauth/authorize/scope-labels.js'
 import type { AdvertisedEndpoint } from '../oauth/discovery.js'
 import { ALL_SCOPES } from '../oauth/scopes.js'
 import { resourceSchemas } from './framework/openapi.js'
+import { problemSchema } from './framework/problem-response.js'
 import type { OpenApiPaths } from './openapi-paths.js'
 import { RESOURCES } from './registry.js'
 
@@ -26,45 +27,7 @@ export function buildOpenApiDocument(
     components: {
       schemas: {
         ...resourceSchemas(RESOURCES),
-        Problem: {
-          type: 'object',
-          description: 'RFC 9457 problem details',
-          required: ['type', 'status', 'title', 'code'],
-          properties: {
-            type: { type: 'string' },
-            status: { type: 'integer' },
-            title: { type: 'string' },
-            detail: { type: 'string' },
-            code: { type: 'string' },
-            request_id: { type: 'string' },
-            error: {
-              type: 'string',
-              description:
-                'On a refused bearer token: the RFC 6750 error code (invalid_token, insufficient_scope, invalid_request)',
-            },
-            required_scopes: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'With insufficient_scope: the scope the operation needs',
-            },
-            referenced_by: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'With conflict on a file delete: the records that use the file',
-            },
-            errors: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  field: { type: 'string' },
-                  code: { type: 'string' },
-                  message: { type: 'string' },
-                },
-              },
-            },
-          },
-        },
+        Problem: problemSchema,
       },
       // Named only when both endpoints are registered, like everything the documents advertise.
       securitySchemes:

@@ -5,7 +5,7 @@ import { MAX_LIMIT } from '../framework/list-params.js'
 import type { Endpoint } from '../framework/operation.js'
 import { pageSchema } from '../framework/page-schema.js'
 import { ProblemError } from '../problem.js'
-import { activityRecords, activityView, listActivity } from './activity-records.js'
+import { activitySchema, activityView, listActivity } from './activity-records.js'
 
 /** Who reads every app's activity: the people who run the school. */
 export const ACTIVITY_ROLES: readonly Role[] = ['owner', 'admin']
@@ -13,19 +13,6 @@ export const ACTIVITY_ROLES: readonly Role[] = ['owner', 'admin']
 const documented = (description: string, schema: Record<string, unknown> = {}) => {
   const member = queryText({ description })
   return { ...member, schema: () => ({ ...member.schema(), ...schema }) }
-}
-
-const activitySchema = {
-  type: 'object',
-  required: ['id', 'object', 'created_at', 'user_id', 'client_id', 'grant_id', 'operation'],
-  properties: {
-    id: { type: 'string', pattern: '^act_' },
-    object: { const: 'activity' },
-    created_at: { type: 'string', format: 'date-time' },
-    ...Object.fromEntries(
-      Object.entries(activityRecords.fields).map(([name, field]) => [name, field.schema()]),
-    ),
-  },
 }
 
 /**

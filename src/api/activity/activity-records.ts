@@ -1,5 +1,4 @@
 import type { AppDeps } from '../../app-deps.js'
-import { timestamp } from '../conventions.js'
 import { encodeCursor } from '../framework/cursor.js'
 import { type Field, instant, text } from '../framework/fields.js'
 import { parseListParams } from '../framework/list-params.js'
@@ -7,6 +6,7 @@ import { defineResource } from '../framework/resource.js'
 import { byName } from '../framework/resource-db.js'
 import { createResourceStore, type Filter } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
+import { shown, view } from '../framework/views.js'
 
 const readOnly = { readOnly: true } as const
 const nullableText = (description: string) => text({ ...readOnly, nullable: true, description })
@@ -22,6 +22,19 @@ const equalTo = (column: string, description: string) => ({
 
 /** An instant as a query value, compared by the filter's own rule (no `[gte]` ranges). */
 const since: Field = { ...instant(), filterKind: 'equal' }
+
+/** One changed field: its name, and its values before and after when the record keeps them. */
+const change = view(
+  { field: shown.string(), before: shown.any(), after: shown.any() },
+  { required: ['field'] },
+)
+
+/** The JSON Schema of the changes of a record (its description before its items, as it always was). */
+const { items: changeItems, ...changesHead } = shown.list(change, {
+  description:
+    'The fields that changed, in declaration order; before (absent on a create) and after (absent on a delete) for closed values (states, numbers, times, ids), money and short text (at most 200 characters); long or rich text, links, addresses and secret-like fields by name only',
+}).schema
+const changesList = { ...changesHead, items: changeItems }
 
 /**
  * The activity record as the list machinery reads it (issue 21): not one of the API's
@@ -52,20 +65,7 @@ export const activityRecords = defineResource({
     }),
     record_type: nullableText('The changed record’s object, e.g. course'),
     record_id: text({ ...readOnly, nullable: true, filter: true, description: 'Its id' }),
-    changes: structure(
-      {
-        type: 'array',
-        description:
-          'The fields that changed, in declaration order; before (absent on a create) and after (absent on a delete) for closed values (states, numbers, times, ids), money and short text (at most 200 characters); long or rich text, links, addresses and secret-like fields by name only',
-        items: {
-          type: 'object',
-          required: ['field'],
-          properties: { field: { type: 'string' }, before: {}, after: {} },
-        },
-      },
-      () => undefined,
-      readOnly,
-    ),
+    changes: structure(changesList, () => undefined, readOnly),
   },
   filters: {
     client: equalTo('client_id', 'Only the changes of this client_id'),
@@ -86,23 +86,27 @@ export const activityRecords = defineResource({
   },
 })
 
-/** One activity record as the API answers it. */
-export function activityView(row: Record<string, unknown>): Record<string, unknown> {
-  return {
-    id: row.id,
-    object: 'activity',
-    created_at: timestamp(Number(row.created_at)),
-    user_id: row.user_id,
-    client_id: row.client_id,
-    client_name: row.client_name ?? null,
-    client_url: row.client_url ?? null,
-    grant_id: row.grant_id,
-    operation: row.operation,
-    record_type: row.record_type ?? null,
-    record_id: row.record_id ?? null,
-    changes: typeof row.changes === 'string' ? JSON.parse(row.changes) : [],
-  }
-}
+/**
+ * One activity record as the API answers it: its id, object and time, then the declared
+ * fields (text as stored, the changes parsed from their JSON).
+ */
+const activity = view<Record<string, unknown>>(
+  {
+    id: shown.id('act'),
+    object: shown.constant('activity'),
+    created_at: shown.time(),
+    ...Object.fromEntries(
+      Object.entries(activityRecords.fields).map(([name, field]) => [name, shown.field(field)]),
+    ),
+  },
+  { required: ['id', 'object', 'created_at', 'user_id', 'client_id', 'grant_id', 'operation'] },
+)
+
+/** The JSON of one activity record. */
+export const activityView = (row: Record<string, unknown>) => activity.show(row)
+
+/** The JSON Schema of {@link activityView}. */
+export const activitySchema = activity.schema
 
 /** A page of activity, newest first. */
 export interface ActivityPage {

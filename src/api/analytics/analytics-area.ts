@@ -17,14 +17,12 @@ import {
 } from './parameters.js'
 import { type ReportQuery, reportQuery } from './report-query.js'
 import {
-  courseSchema,
-  currencyFields,
-  listOf,
-  overviewSchema,
-  productRow,
+  course,
+  overview,
+  productList,
   REVENUE_RULES,
-  revenuePeriod,
-  studentPeriod,
+  revenueList,
+  studentList,
 } from './report-schemas.js'
 import {
   courseReport,
@@ -106,7 +104,7 @@ export const analyticsEndpoints: readonly Endpoint[] = [
     summary: 'Headline figures of a date range',
     description: `${REVENUE_RULES} Student, enrollment and subscription figures are defined on each property.`,
     query: { compare },
-    schema: overviewSchema,
+    schema: overview.schema,
     answer: (deps, settings, query, { now }) =>
       overviewReport(deps.database.db, settings, query, now),
   }),
@@ -117,7 +115,7 @@ export const analyticsEndpoints: readonly Endpoint[] = [
     summary: 'Revenue over time',
     description: `${REVENUE_RULES} Every period of the range is listed, zeros included; orders and refunds fall in the period of their local date in \`timezone\`.`,
     query: { interval, group_by: groupBy },
-    schema: listOf(revenuePeriod, { interval: { type: 'string' }, ...currencyFields }),
+    schema: revenueList.schema,
     answer: (deps, settings, query) => revenueReport(deps.database.db, settings, query),
   }),
   report({
@@ -127,7 +125,7 @@ export const analyticsEndpoints: readonly Endpoint[] = [
     summary: 'Products ranked by revenue',
     description: `${REVENUE_RULES} Per product (order line product_type and product_id), from the lines of revenue orders paid in the range. Ties are ordered by product type and id.`,
     query: { product_type: productType, limit, sort },
-    schema: listOf(productRow, currencyFields),
+    schema: productList.schema,
     answer: (deps, settings, query) => productsReport(deps.database.db, settings, query),
   }),
   report({
@@ -138,7 +136,7 @@ export const analyticsEndpoints: readonly Endpoint[] = [
     description:
       'Enrollments, active learners, completion and the lesson-by-lesson funnel of a course at the end of the range.',
     params: { course_id: courseKey },
-    schema: courseSchema,
+    schema: course.schema,
     problems: { '404': 'No such course' },
     async answer(deps, _settings, query, { params }) {
       const course = await findCourse(deps.database.db, params.course_id ?? '')
@@ -159,7 +157,7 @@ export const analyticsEndpoints: readonly Endpoint[] = [
     description:
       'Signups, first purchases and active learners per period, every period present (zeros included), by local date in `timezone`.',
     query: { interval },
-    schema: listOf(studentPeriod, { interval: { type: 'string' } }),
+    schema: studentList.schema,
     answer: (deps, settings, query) => studentsReport(deps.database.db, settings, query),
   }),
 ]

@@ -33,6 +33,13 @@ import {
   studentSeries,
 } from './figures.js'
 import type { ReportQuery } from './report-query.js'
+import {
+  course as courseView,
+  overview,
+  productList,
+  revenueList,
+  studentList,
+} from './report-schemas.js'
 
 export interface SchoolSettings {
   readonly timeZone: string
@@ -145,8 +152,7 @@ export async function overviewReport(
   }
   const { from, to, ...current } = figures(query.window)
   const previous = windows[1]
-  return {
-    object: 'analytics_overview',
+  return overview.show({
     from,
     to,
     timezone: query.window.timeZone,
@@ -154,7 +160,7 @@ export async function overviewReport(
     currencies,
     ...current,
     ...(previous && { previous: figures(previous) }),
-  }
+  })
 }
 
 /** GET /analytics/revenue: gross, refunds, net and orders per period, every period present. */
@@ -196,8 +202,7 @@ export async function revenueReport(db: Db, settings: SchoolSettings, query: Rep
       }
     return { ...row, by_product_type: types }
   })
-  return {
-    object: 'list',
+  return revenueList.show({
     from: formatDay(window.from),
     to: formatDay(window.to),
     timezone: window.timeZone,
@@ -207,7 +212,7 @@ export async function revenueReport(db: Db, settings: SchoolSettings, query: Rep
     data,
     has_more: false,
     total_count: data.length,
-  }
+  })
 }
 
 /** The part of `window` covered by the period starting on `start`. */
@@ -230,26 +235,16 @@ export async function productsReport(db: Db, settings: SchoolSettings, query: Re
     query.sort,
     query.descending,
   )
-  return {
-    object: 'list',
+  return productList.show({
     from: formatDay(query.window.from),
     to: formatDay(query.window.to),
     timezone: query.window.timeZone,
     currency,
     currencies,
-    data: ranking.slice(0, query.limit).map((p) => ({
-      object: 'product_revenue',
-      product_type: p.product_type,
-      product_id: p.product_id,
-      name: p.name,
-      units: p.units,
-      gross: p.gross,
-      refunds: p.refunds,
-      net: p.net,
-    })),
+    data: ranking.slice(0, query.limit),
     has_more: ranking.length > query.limit,
     total_count: ranking.length,
-  }
+  })
 }
 
 /** The course with this id or slug, or undefined. */
@@ -304,8 +299,7 @@ export async function courseReport(
     progress.map((p) => ({ ...p, completed_at: Number(p.completed_at) })),
     window,
   )
-  return {
-    object: 'course_analytics',
+  return courseView.show({
     course_id: course.id,
     title: course.title,
     from: formatDay(window.from),
@@ -319,7 +313,7 @@ export async function courseReport(
     // Portico stores no course reviews yet: no rating rather than a made-up one.
     average_rating: null,
     lessons: performance.lessons,
-  }
+  })
 }
 
 /** GET /analytics/students: signups, first purchases and active learners per period. */
@@ -351,8 +345,7 @@ export async function studentsReport(db: Db, _settings: SchoolSettings, query: R
     window,
     interval,
   )
-  return {
-    object: 'list',
+  return studentList.show({
     from: formatDay(window.from),
     to: formatDay(window.to),
     timezone: window.timeZone,
@@ -360,5 +353,5 @@ export async function studentsReport(db: Db, _settings: SchoolSettings, query: R
     data: series.map((p) => ({ ...p, period_start: formatDay(p.period_start) })),
     has_more: false,
     total_count: series.length,
-  }
+  })
 }

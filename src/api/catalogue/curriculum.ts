@@ -3,12 +3,13 @@ import { recordChange } from '../activity/record.js'
 import { type FieldError, validationFailed } from '../conventions.js'
 import { notFound, readsFull, requireOwner, writerOf } from '../framework/access.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
-import { fail, type Row } from '../framework/fields.js'
+import { fail, type StoredRow } from '../framework/fields.js'
 import type { Endpoint } from '../framework/operation.js'
 import { viewOf } from '../framework/resource.js'
 import { byName } from '../framework/resource-db.js'
 import { createResourceStore, visibilityOf } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
+import { shown, view } from '../framework/views.js'
 import { courses } from './courses.resource.js'
 import { lessons } from './lessons.resource.js'
 import { sections } from './sections.resource.js'
@@ -16,17 +17,33 @@ import { sections } from './sections.resource.js'
 const TREE = '/api/v1/courses/:course_id/curriculum'
 const ORDER = '/api/v1/courses/:course_id/curriculum/order'
 
+/** A section of the tree: the section as its resource shows it, with its lessons in order. */
+const sectionWithLessons = view(
+  { lessons: shown.list(shown.record('Lesson')) },
+  { required: ['lessons'] },
+)
+
+/** The curriculum tree, as both endpoints answer it. */
+const tree = view(
+  {
+    object: shown.constant('curriculum'),
+    course_id: shown.string(),
+    sections: shown.list(shown.record('Section', sectionWithLessons), {
+      description: 'In order; in the public projection only the published sections and lessons',
+    }),
+  },
+  { required: ['object', 'course_id', 'sections'] },
+)
+
 /** The curriculum of a course as one tree: its sections in order, each with its lessons. */
-async function treeOf(deps: AppDeps, course: Row, full: boolean): Promise<Record<string, unknown>> {
+async function treeOf(
+  deps: AppDeps,
+  course: StoredRow,
+  full: boolean,
+): Promise<Record<string, unknown>> {
   const db = deps.database.db
-  let sectionRows = db
-    .selectFrom('sections')
-    .selectAll()
-    .where('course_id', '=', course.id as string)
-  let lessonRows = db
-    .selectFrom('lessons')
-    .selectAll()
-    .where('course_id', '=', course.id as string)
+  let sectionRows = db.selectFrom('sections').selectAll().where('course_id', '=', course.id)
+  let lessonRows = db.selectFrom('lessons').selectAll().where('course_id', '=', course.id)
   if (!full) {
     sectionRows = sectionRows.where('status', '=', 'published')
     lessonRows = lessonRows.where('status', '=', 'published')
@@ -35,8 +52,7 @@ async function treeOf(deps: AppDeps, course: Row, full: boolean): Promise<Record
     sectionRows.orderBy('position').orderBy('id').execute(),
     lessonRows.orderBy('position').orderBy('id').execute(),
   ])
-  return {
-    object: 'curriculum',
+  return tree.show({
     course_id: course.id,
     sections: sectionList.map((section) => ({
       ...viewOf(sections, section, full, deps),
@@ -44,7 +60,7 @@ async function treeOf(deps: AppDeps, course: Row, full: boolean): Promise<Record
         .filter((lesson) => lesson.section_id === section.id)
         .map((lesson) => viewOf(lessons, lesson, full, deps)),
     })),
-  }
+  })
 }
 
 interface Order {
@@ -55,18 +71,12 @@ interface Order {
  * The new order: a list of sections, each `{ id, lesson_ids }`. Its shape is checked with the
  * body; that it names every section and lesson of the course exactly once, by `checkOrder`.
  */
+const orderEntry = view(
+  { id: shown.string(), lesson_ids: shown.list(shown.string()) },
+  { required: ['id', 'lesson_ids'] },
+)
 const orderSections = structure(
-  {
-    type: 'array',
-    items: {
-      type: 'object',
-      required: ['id', 'lesson_ids'],
-      properties: {
-        id: { type: 'string' },
-        lesson_ids: { type: 'array', items: { type: 'string' } },
-      },
-    },
-  },
+  shown.list(orderEntry).schema,
   (value, path, errors) =>
     Array.isArray(value) ? value : fail(errors, path, 'type', `${path} must be a list`),
   { required: true },
@@ -126,7 +136,7 @@ function checkOrder(
 }
 
 /** The course named in the path (by id or slug); 404 when there is none or it is not public. */
-async function courseOf(deps: AppDeps, key: string, full: boolean): Promise<Row> {
+async function courseOf(deps: AppDeps, key: string, full: boolean): Promise<StoredRow> {
   const store = createResourceStore(byName(deps.database.db), courses)
   const course = await store.findByKey(
     key,
@@ -136,30 +146,7 @@ async function courseOf(deps: AppDeps, key: string, full: boolean): Promise<Row>
   return course
 }
 
-const treeSchema = {
-  type: 'object',
-  required: ['object', 'course_id', 'sections'],
-  properties: {
-    object: { const: 'curriculum' },
-    course_id: { type: 'string' },
-    sections: {
-      type: 'array',
-      description: 'In order; in the public projection only the published sections and lessons',
-      items: {
-        allOf: [
-          { $ref: '#/components/schemas/Section' },
-          {
-            type: 'object',
-            required: ['lessons'],
-            properties: {
-              lessons: { type: 'array', items: { $ref: '#/components/schemas/Lesson' } },
-            },
-          },
-        ],
-      },
-    },
-  },
-}
+const treeSchema = tree.schema
 
 const tags = ['sections', 'lessons']
 
@@ -217,7 +204,7 @@ export const curriculumEndpoints: readonly Endpoint[] = [
       // Reordering changes every section and lesson of the course: its curriculum's owner rule.
       await requireOwner(sections, context, { course_id: course.id })
       const db = deps.database.db
-      const courseId = course.id as string
+      const courseId = course.id
       const [sectionRows, lessonRows] = await Promise.all([
         db.selectFrom('sections').select('id').where('course_id', '=', courseId).execute(),
         db.selectFrom('lessons').select('id').where('course_id', '=', courseId).execute(),

@@ -1,11 +1,11 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import type { Db } from '../../storage/schema.js'
 import {
   boolean,
   enumeration,
   html,
   instant,
   integer,
-  type JsonSchema,
   type Row,
   reference,
   text,
@@ -13,14 +13,15 @@ import {
 import { defineResource, type RowOf } from '../framework/resource.js'
 import { type ResourceDb, visibilityOf } from '../framework/store.js'
 import { structure } from '../framework/structures.js'
+import { shown, type View, view } from '../framework/views.js'
 import { notWrittenByApi } from '../people/owners.js'
 import { posts } from './posts.resource.js'
 
 type Eb = ExpressionBuilder<Record<string, Row>, string>
 
 /** A member the view computes from the row and what `enrich` loaded (never written). */
-const shown = (schema: JsonSchema, description: string) =>
-  structure(schema, () => undefined, { public: true, readOnly: true, description })
+const computed = <S>(member: View<S>, description: string) =>
+  structure(member.schema, () => undefined, { public: true, readOnly: true, description })
 
 /**
  * A published comment by a team member below the listed comment (`comments`): anywhere
@@ -62,6 +63,46 @@ interface Author {
   role: string | null
 }
 
+/** The author `enrich` loaded (none when no author was found). */
+const authorOf = (row: RowOf<'comments'>) => row.author as Author | null | undefined
+
+const targetType = enumeration(['lesson', 'post'], { public: true, readOnly: true, filter: true })
+const targetId = text({ public: true, readOnly: true, max: 64, filter: true })
+const authorType = enumeration(['student', 'member'], {
+  public: true,
+  readOnly: true,
+  filter: true,
+})
+
+/** The lesson or post commented on, with its title (loaded by `enrich`). */
+const target = view<RowOf<'comments'>>(
+  {
+    type: shown.field(targetType, { from: (row) => row.target_type }),
+    id: shown.field(targetId, { from: (row) => row.target_id }),
+    title: shown.string({ nullable: true, from: (row) => row.target_title }),
+  },
+  { required: ['type', 'id', 'title'] },
+)
+
+/** Who wrote a comment: the author `enrich` loaded, and the id in the full view only. */
+const author = view<{ row: RowOf<'comments'>; full: boolean }>(
+  {
+    type: shown.field(authorType, { from: ({ row }) => row.author_type }),
+    id: shown.string({
+      description: 'Full view only: the stu_… or usr_… id',
+      from: ({ row, full }) => (full ? row.author_id : undefined),
+    }),
+    name: shown.string({ nullable: true, from: ({ row }) => authorOf(row)?.name }),
+    avatar_url: shown.string({ nullable: true, from: ({ row }) => authorOf(row)?.avatar_url }),
+    role: shown.string({
+      nullable: true,
+      description: 'student, or the member’s team role',
+      from: ({ row }) => authorOf(row)?.role,
+    }),
+  },
+  { required: ['type', 'name', 'avatar_url', 'role'] },
+)
+
 /** Loads target titles, authors, reply counts and staff replies for a page of comments. */
 async function enrich(db: ResourceDb, rows: RowOf<'comments'>[], full: boolean): Promise<void> {
   const idsOf = (key: 'target_id' | 'author_id', where: (row: RowOf<'comments'>) => boolean) => [
@@ -89,7 +130,9 @@ async function enrich(db: ResourceDb, rows: RowOf<'comments'>[], full: boolean):
 
   const authors = new Map<string, Author>()
   if (studentIds.length > 0) {
-    const found = await db
+    // The tables by their declared types (a ResourceDb is a Db), so the joined columns are typed.
+    const typed: Db = db
+    const found = await typed
       .selectFrom('students')
       .leftJoin('users', 'users.id', 'students.user_id')
       .select(['students.id as id', 'students.name as name', 'users.avatar_url as avatar_url'])
@@ -97,8 +140,8 @@ async function enrich(db: ResourceDb, rows: RowOf<'comments'>[], full: boolean):
       .execute()
     for (const row of found)
       authors.set(`student ${row.id}`, {
-        name: row.name as string,
-        avatar_url: (row.avatar_url as string | null) ?? null,
+        name: row.name,
+        avatar_url: row.avatar_url ?? null,
         role: 'student',
       })
   }
@@ -200,8 +243,8 @@ export const comments = defineResource({
       ]),
   },
   fields: {
-    target_type: enumeration(['lesson', 'post'], { public: true, readOnly: true, filter: true }),
-    target_id: text({ public: true, readOnly: true, max: 64, filter: true }),
+    target_type: targetType,
+    target_id: targetId,
     course_id: reference('crs', { public: true, readOnly: true, nullable: true, filter: true }),
     parent_id: reference('cmt', { public: true, readOnly: true, nullable: true, filter: true }),
     thread_id: reference('cmt', {
@@ -210,11 +253,7 @@ export const comments = defineResource({
       filter: true,
       description: 'The id of the top-level comment of the thread (its own for a top-level one)',
     }),
-    author_type: enumeration(['student', 'member'], {
-      public: true,
-      readOnly: true,
-      filter: true,
-    }),
+    author_type: authorType,
     author_id: text({ readOnly: true, max: 64, description: 'A stu_… or usr_… id' }),
     body: html({ public: true, readOnly: true }),
     status: enumeration(['published', 'pending', 'hidden', 'deleted'], {
@@ -223,32 +262,8 @@ export const comments = defineResource({
       filter: true,
     }),
     likes_count: integer({ public: true, readOnly: true }),
-    target: shown(
-      {
-        type: 'object',
-        required: ['type', 'id', 'title'],
-        properties: {
-          type: { enum: ['lesson', 'post'] },
-          id: { type: 'string' },
-          title: { type: ['string', 'null'] },
-        },
-      },
-      'The lesson or post commented on, with its title',
-    ),
-    author: shown(
-      {
-        type: 'object',
-        required: ['type', 'name', 'avatar_url', 'role'],
-        properties: {
-          type: { enum: ['student', 'member'] },
-          id: { type: 'string', description: 'Full view only: the stu_… or usr_… id' },
-          name: { type: ['string', 'null'] },
-          avatar_url: { type: ['string', 'null'] },
-          role: { type: ['string', 'null'], description: 'student, or the member’s team role' },
-        },
-      },
-      'Who wrote the comment, as shown beside it',
-    ),
+    target: computed(target, 'The lesson or post commented on, with its title'),
+    author: computed(author, 'Who wrote the comment, as shown beside it'),
     replies_count: integer({
       public: true,
       readOnly: true,
@@ -278,23 +293,10 @@ export const comments = defineResource({
     },
   },
   enrich: (db, rows, full) => enrich(db, rows, full),
-  computed: (row, full) => {
-    const author = row.author as Author | null
-    return {
-      target: {
-        type: row.target_type,
-        id: row.target_id,
-        title: row.target_title ?? null,
-      },
-      author: {
-        type: row.author_type,
-        ...(full && { id: row.author_id }),
-        name: author?.name ?? null,
-        avatar_url: author?.avatar_url ?? null,
-        role: author?.role ?? null,
-      },
-      replies_count: row.replies_count ?? 0,
-      has_staff_reply: row.has_staff_reply ?? false,
-    }
-  },
+  computed: (row, full) => ({
+    target: target.show(row),
+    author: author.show({ row, full }),
+    replies_count: row.replies_count ?? 0,
+    has_staff_reply: row.has_staff_reply ?? false,
+  }),
 })

@@ -1,13 +1,20 @@
 import type { AppDeps } from '../../app-deps.js'
+import type { FormSubmissionTable } from '../../storage/tables/community.js'
 import { recordChange } from '../activity/record.js'
 import { type FieldError, validationFailed } from '../conventions.js'
 import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
-import { fail } from '../framework/fields.js'
 import type { Endpoint } from '../framework/operation.js'
-import { viewOf } from '../framework/resource.js'
-import { structure } from '../framework/structures.js'
+import { shown, view } from '../framework/views.js'
 import { ProblemError } from '../problem.js'
-import { checkAnswers, fieldsOf, formSubmissions, SUBMISSION_MEMBERS } from './forms.resource.js'
+import {
+  answersMember,
+  checkAnswers,
+  fieldsOf,
+  formSubmissions,
+  SUBMISSION_MEMBERS,
+  submissionFields,
+  successMessage,
+} from './forms.resource.js'
 
 const SUBMISSIONS = '/api/v1/forms/:form_id/submissions'
 /** A submission is a few answers; anything bigger is not one (413). */
@@ -35,33 +42,47 @@ async function limitSubmissions(deps: AppDeps, address: string, now: number): Pr
 }
 
 /** Field key → answer; checked against the form's questions once the form is read. */
-const answers = structure(
-  {
-    type: 'object',
-    description: 'Field key → answer, checked against the form’s fields (type, required, options)',
-  },
-  (value, path, errors) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? value
-      : fail(errors, path, 'type', `${path} must be an object of field key → answer`),
+const answers = answersMember(
+  'Field key → answer, checked against the form’s fields (type, required, options)',
   { required: true },
 )
 
-const submissionSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string', pattern: '^fsub_' },
-    object: { const: 'form_submission' },
-    form_id: { type: 'string' },
-    email: { type: ['string', 'null'] },
-    name: { type: ['string', 'null'] },
-    answers: { type: 'object' },
-    source_url: { type: ['string', 'null'] },
-    utm: { type: ['object', 'null'] },
-    submitted_at: { type: 'string', format: 'date-time' },
-    success_message: { type: ['string', 'null'] },
+/** The stored submission and the message of its form. */
+type Submitted = FormSubmissionTable & { readonly success_message: string | null }
+
+/** The submit answer: the submission as stored (without `student_id`) and the form's message. */
+const submission = view<Submitted>(
+  {
+    id: shown.id(formSubmissions.idPrefix),
+    object: shown.constant(formSubmissions.object),
+    form_id: shown.field(submissionFields.form_id),
+    email: shown.field(submissionFields.email),
+    name: shown.field(submissionFields.name),
+    answers: shown.field(submissionFields.answers),
+    source_url: shown.field(submissionFields.source_url),
+    utm: shown.field(submissionFields.utm),
+    submitted_at: shown.field(submissionFields.submitted_at),
+    created_at: shown.time(),
+    updated_at: shown.time(),
+    success_message: shown.field(successMessage),
   },
-}
+  {
+    required: [
+      'id',
+      'object',
+      'form_id',
+      'email',
+      'name',
+      'answers',
+      'source_url',
+      'utm',
+      'submitted_at',
+      'created_at',
+      'updated_at',
+      'success_message',
+    ],
+  },
+)
 
 /**
  * `POST /api/v1/forms/{id}/submissions`: anyone may submit an active form, with or without a
@@ -91,7 +112,7 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
     status: 201,
     description: 'Accepted: the submission and the form’s success message',
     location: true,
-    schema: submissionSchema,
+    schema: submission.schema,
   },
   problems: {
     '400': 'The body is not a JSON object',
@@ -170,9 +191,10 @@ export const formSubmissionEndpoint: Endpoint = defineEndpoint({
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirstOrThrow()
-    const { student_id: _studentId, ...view } = viewOf(formSubmissions, row, true, deps)
     return {
-      ...jsonAnswer({ ...view, success_message: form.success_message }, { status: 201 }),
+      ...jsonAnswer(submission.show({ ...row, success_message: form.success_message }), {
+        status: 201,
+      }),
       location: `${deps.config.issuer}/api/v1/form_submissions/${id}`,
     }
   },

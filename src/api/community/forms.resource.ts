@@ -5,6 +5,7 @@ import {
   email,
   enumeration,
   type Field,
+  type FieldOptions,
   fail,
   instant,
   integer,
@@ -54,6 +55,15 @@ const formField: Record<string, Field> = {
   options: stringList({ default: [], description: 'The choices of select and multiselect' }),
 }
 
+/** What a form says after a submission (also part of the submit answer). */
+export const successMessage = text({
+  public: true,
+  readOnly: true,
+  max: 1000,
+  nullable: true,
+  description: 'Shown to the person after a submission',
+})
+
 /**
  * Forms (DOMAIN.md §4.3.18), read only through the API: the team defines them in the admin.
  * The public reads (and lists) active forms' definitions, to render them; submissions are
@@ -99,13 +109,7 @@ export const forms = defineResource({
         description: 'What the form belongs to: a page, course, event or digital product',
       },
     ),
-    success_message: text({
-      public: true,
-      readOnly: true,
-      max: 1000,
-      nullable: true,
-      description: 'Shown to the person after a submission',
-    }),
+    success_message: successMessage,
     submissions_count: integer({ readOnly: true, description: 'Submissions received, all time' }),
   },
   async enrich(db, rows, full) {
@@ -143,6 +147,32 @@ export const SUBMISSION_MEMBERS: Record<string, Field> = {
 }
 
 /**
+ * A submission's answers: field key → answer, the keys being the form's own questions, known
+ * only once the form is read ({@link checkAnswers} checks them then). Here only its shape.
+ */
+export const answersMember = (description: string, options: FieldOptions = {}): Field =>
+  structure(
+    { type: 'object', additionalProperties: true, description },
+    (value, path, errors) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? value
+        : fail(errors, path, 'type', `${path} must be an object of field key → answer`),
+    options,
+  )
+
+/** The members of a stored submission, as its reads and the submit answer show them. */
+export const submissionFields = {
+  form_id: reference('frm', { readOnly: true, filter: true }),
+  email: email({ readOnly: true, nullable: true, filter: true, search: true }),
+  name: text({ readOnly: true, max: 200, nullable: true, search: true }),
+  student_id: reference('stu', { readOnly: true, nullable: true, filter: true }),
+  answers: answersMember('Field key → answer', { readOnly: true }),
+  source_url: url({ readOnly: true, nullable: true }),
+  utm: object(utm, { readOnly: true, nullable: true }),
+  submitted_at: instant({ readOnly: true, filter: true, sortable: true }),
+} satisfies Record<string, Field>
+
+/**
  * Submissions of a form, read with forms:read: `GET /api/v1/forms/{id}/submissions` and
  * `GET /api/v1/form_submissions/{id}`. `student_id` is the learner with the submitted e-mail,
  * when one exists (a submission never creates an account).
@@ -159,20 +189,7 @@ export const formSubmissions = defineResource({
   operations: ['list', 'get'],
   parent: { resource: () => forms, column: 'form_id', segment: 'submissions' },
   defaultSort: '-submitted_at',
-  fields: {
-    form_id: reference('frm', { readOnly: true, filter: true }),
-    email: email({ readOnly: true, nullable: true, filter: true, search: true }),
-    name: text({ readOnly: true, max: 200, nullable: true, search: true }),
-    student_id: reference('stu', { readOnly: true, nullable: true, filter: true }),
-    answers: structure(
-      { type: 'object', additionalProperties: true, description: 'Field key → answer' },
-      (value) => value,
-      { readOnly: true },
-    ),
-    source_url: url({ readOnly: true, nullable: true }),
-    utm: object(utm, { readOnly: true, nullable: true }),
-    submitted_at: instant({ readOnly: true, filter: true, sortable: true }),
-  },
+  fields: submissionFields,
 })
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/

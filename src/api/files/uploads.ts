@@ -14,9 +14,10 @@ import { recordChange } from '../activity/record.js'
 import { payloadTooLarge } from '../conventions.js'
 import { BINARY, defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import { queryMember, queryText } from '../framework/endpoint-query.js'
-import { enumeration } from '../framework/fields.js'
+import { enumeration, type JsonSchema } from '../framework/fields.js'
 import { withIdempotency } from '../framework/idempotency.js'
 import type { BodyLimit, Endpoint } from '../framework/operation.js'
+import { type Shown, view } from '../framework/views.js'
 import { ProblemError } from '../problem.js'
 import { referencesOf } from './file-references.js'
 import { fileSchema, fileView } from './file-view.js'
@@ -171,8 +172,8 @@ async function upload(context: EndpointContext) {
         if (store.kind === 'disk') await store.remove(deps.database.db, id)
         throw error
       }
-      const view = fileView(deps, row)
-      return { status: 201, body: view, location: view.url as string }
+      const stored = fileView(deps, row)
+      return { status: 201, body: stored, location: stored.url as string }
     },
   )
   return {
@@ -225,10 +226,21 @@ async function remove({ deps, caller, params, operation, now }: EndpointContext)
   return { status: 204 }
 }
 
-const schemaOf = (member: (typeof query)['purpose']) => {
-  const { description: _description, ...schema } = member.schema()
-  return schema
+/** A part of the multipart form: its schema (the query member's, without its description). */
+const partOf = (schema: JsonSchema): Shown<unknown> => {
+  const { description: _description, ...rest } = schema
+  return { schema: rest, value: () => undefined }
 }
+
+/** The multipart form of an upload: the file, and the query's purpose and visibility. */
+const form = view(
+  {
+    file: partOf(BINARY),
+    purpose: partOf(query.purpose.schema()),
+    visibility: partOf(query.visibility.schema()),
+  },
+  { required: ['file', 'purpose'] },
+)
 
 /**
  * Storage (write only, DOMAIN.md §4.3.17): uploads, multipart or raw, each checked against
@@ -251,15 +263,7 @@ export const fileEndpoints: readonly Endpoint[] = [
     idempotent: true,
     rawBody: {
       mediaTypes: {
-        'multipart/form-data': {
-          type: 'object',
-          required: ['file', 'purpose'],
-          properties: {
-            file: BINARY,
-            purpose: schemaOf(query.purpose),
-            visibility: schemaOf(query.visibility),
-          },
-        },
+        'multipart/form-data': form.schema,
         ...Object.fromEntries(ACCEPTED_TYPES.map((type) => [type, BINARY])),
       },
       limit: uploadLimit,

@@ -1,7 +1,7 @@
-import { moneyListSchema } from '../money/definitions.js'
 import { isPriceCurrency } from '../money/iso-4217.js'
 import { type Field, type FieldOptions, fail, integer, text } from './fields.js'
 import { object, structure } from './structures.js'
+import { shown } from './views.js'
 
 const ACCEPTED_CURRENCY =
   'an active ISO 4217 currency code with a minor unit, in capitals, such as USD, EUR, JPY or KWD'
@@ -55,4 +55,4 @@ export const money = (options: FieldOptions = {}): Field => ({
  * its definition in src/api/money/definitions.ts.
  */
 export const moneyList = (definition: string) =>
-  structure(moneyListSchema(definition), () => undefined, { readOnly: true })
+  structure(shown.money(definition).schema, () => undefined, { readOnly: true })

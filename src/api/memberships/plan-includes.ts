@@ -3,6 +3,7 @@ import { boolean, type Field, type Row, reference } from '../framework/fields.js
 import type { RowOf } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { list, object, structure } from '../framework/structures.js'
+import { shown, view } from '../framework/views.js'
 
 interface Includes {
   course_ids: string[]
@@ -39,37 +40,28 @@ export const includesField = () =>
     { public: true, default: NO_INCLUDES },
   )
 
+/** A course or digital product `includes` names, with its title. */
+const includedItem = view<Row>({
+  id: shown.string(),
+  title: shown.string(),
+  slug: shown.string(),
+  status: shown.string({ description: 'Full view only' }),
+})
+
+/** `included`: the courses and digital products of a plan, as `loadIncluded` shows them. */
+const included = view<Row>({
+  courses: shown.list(includedItem),
+  digital_products: shown.list(includedItem),
+})
+
 /** `included`: the titles of what `includes` names, loaded by `loadIncluded`. */
 export const includedField = () =>
-  structure(
-    {
-      type: 'object',
-      properties: Object.fromEntries(
-        ['courses', 'digital_products'].map((key) => [
-          key,
-          {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                title: { type: 'string' },
-                slug: { type: 'string' },
-                status: { type: 'string', description: 'Full view only' },
-              },
-            },
-          },
-        ]),
-      ),
-    },
-    () => undefined,
-    {
-      public: true,
-      readOnly: true,
-      description:
-        'The courses and digital products `includes` names, with their titles (for the public: the published ones)',
-    },
-  )
+  structure(included.schema, () => undefined, {
+    public: true,
+    readOnly: true,
+    description:
+      'The courses and digital products `includes` names, with their titles (for the public: the published ones)',
+  })
 
 /** Refuses included courses and digital products that do not exist (422 naming the list). */
 export async function checkIncludes(db: ResourceDb, column: string): Promise<void> {
@@ -129,20 +121,16 @@ export async function loadIncluded(
   ])
   const courseShown = (c: Row) => full || (c.status === 'published' && c.visibility !== 'private')
   const productShown = (p: Row) => full || p.status === 'published'
-  const item = (r: Row) => ({
-    id: r.id,
-    title: r.title,
-    slug: r.slug,
-    ...(full && { status: r.status }),
-  })
+  // The status is for the full view only.
+  const item = (r: Row): Row => (full ? r : { ...r, status: undefined })
   for (const row of rows) {
     const own = includes.get(row.id) ?? { ...NO_INCLUDES }
     const shownCourses = courses.filter((c) => own.course_ids.includes(c.id))
     const shownProducts = products.filter((p) => own.digital_product_ids.includes(p.id))
-    row.included = {
+    row.included = included.show({
       courses: shownCourses.filter(courseShown).map(item),
       digital_products: shownProducts.filter(productShown).map(item),
-    }
+    })
     if (!full)
       row.includes = JSON.stringify({
         ...own,

@@ -1,6 +1,7 @@
 /**
  * The definition of every money figure, worded once and shown in the OpenAPI description of
- * every field that shows it (analytics, plan, digital-product and coupon stats).
+ * every field that shows it (analytics, plan, digital-product and coupon stats). A money figure's
+ * schema is `shown.money(definition)` (src/api/framework/views.ts, with Money's own view).
  */
 
 export const CURRENCY_RULE =
@@ -30,24 +31,3 @@ export const DEFINITIONS = {
     'Subscriptions in trial at the instant: running, with `trial_ends_at` after it.',
   mrr: 'Monthly recurring revenue at the instant: per currency, the sum over paying subscriptions (active as defined for active subscriptions, with a recurring interval, not a manual grant) of their amount per month (monthly / interval_count, yearly / 12 / interval_count), rounded half up once at the end. Fixed-term and lifetime subscriptions do not count.',
 } as const
-
-/** The Money schema, as the API writes it. */
-export const MONEY_SCHEMA = {
-  type: 'object',
-  required: ['amount', 'currency'],
-  additionalProperties: false,
-  properties: {
-    amount: { type: 'integer', description: 'Integer minor units' },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217' },
-  },
-} as const
-
-/** The JSON Schema of a money figure: a per-currency list of Money. */
-export function moneyListSchema(definition: string): Record<string, unknown> {
-  return {
-    type: 'array',
-    minItems: 1,
-    items: MONEY_SCHEMA,
-    description: `${definition} ${CURRENCY_RULE}`,
-  }
-}

@@ -7,27 +7,7 @@ import { defineEndpoint, jsonAnswer } from '../framework/endpoint.js'
 import type { Endpoint, OperationResult } from '../framework/operation.js'
 import { keptEtag, ViewMemo } from '../framework/view-memo.js'
 import { ProblemError } from '../problem.js'
-import { ACCOUNT_CHANGES, accountFacts, accountView } from './own-account.js'
-
-const accountSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    object: { const: 'account' },
-    email: { type: 'string' },
-    email_verified: { type: 'boolean' },
-    name: { type: 'string' },
-    avatar_url: { type: ['string', 'null'] },
-    locale: { type: ['string', 'null'] },
-    timezone: { type: ['string', 'null'] },
-    bio: { type: ['string', 'null'] },
-    kind: { enum: ['staff', 'learner'] },
-    role: { type: 'string' },
-    notification_preferences: { type: 'object', additionalProperties: { type: 'boolean' } },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-}
+import { ACCOUNT_CHANGES, accountFacts, accountSchema, accountView } from './own-account.js'
 
 /** One memo of account answers an app (some 100 people's), see {@link accountAnswer}. */
 const accounts = new WeakMap<AppDeps, ViewMemo>()

@@ -1,7 +1,8 @@
 import { hiddenCharacter } from '../../platform/visible-text.js'
 import type { User } from '../../storage/users.js'
-import { type FieldError, timestamp } from '../conventions.js'
-import { type Field, fail, field, type JsonSchema, textKeeping } from '../framework/fields.js'
+import type { FieldError } from '../conventions.js'
+import { type Field, fail, field, text, textKeeping } from '../framework/fields.js'
+import { shown, view } from '../framework/views.js'
 
 const TEAM_ROLES = new Set(['owner', 'admin', 'editor', 'lecturer', 'teaching_assistant'])
 
@@ -14,7 +15,7 @@ export const NOTIFICATION_KEYS = [
   'product_news',
 ] as const
 
-const DEFAULT_NOTIFICATIONS: Record<string, boolean> = {
+const DEFAULT_NOTIFICATIONS: Readonly<Record<string, boolean>> = {
   new_order: true,
   new_comment: true,
   new_student: false,
@@ -42,45 +43,23 @@ export function accountFacts(user: User) {
   }
 }
 
-/** The `account` object: the signed-in person's own profile (DOMAIN.md §4.3.20). */
-export function accountView(user: User): Record<string, unknown> {
-  const facts = accountFacts(user)
-  return {
-    id: facts.id,
-    object: 'account',
-    email: facts.email,
-    email_verified: true,
-    name: facts.name,
-    avatar_url: facts.avatarUrl,
-    locale: facts.locale,
-    timezone: facts.timezone,
-    bio: facts.bio,
-    kind: TEAM_ROLES.has(facts.role) ? 'staff' : 'learner',
-    role: facts.role,
-    notification_preferences: { ...DEFAULT_NOTIFICATIONS, ...facts.notificationPreferences },
-    created_at: timestamp(facts.createdAt),
-    updated_at: timestamp(facts.updatedAt),
-  }
-}
-
 const LOCALE = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/
 let timezones: ReadonlySet<string> | undefined
 
 /**
  * A text member of the account: a string without control characters (a bio may hold line
- * breaks and tabs), at most `max` characters, then `check`ed; `documented` is its schema.
+ * breaks and tabs), at most `max` characters, then `check`ed; its schema is text()'s.
  * The activity record keeps its values when it is short text, as for text().
  */
 function accountText(
   max: number,
   nullable: boolean,
-  documented: JsonSchema,
   check: (value: string, path: string, errors: FieldError[]) => unknown = (value) => value,
 ): Field {
   return field(
     { nullable },
     {
-      schema: { ...documented, maxLength: max },
+      schema: text({ max }).schema(),
       activity: textKeeping(max),
       parseQuery: () => undefined,
       parse(value, path, errors) {
@@ -107,11 +86,16 @@ function accountText(
   )
 }
 
+const switches = Object.fromEntries(NOTIFICATION_KEYS.map((key) => [key, shown.boolean()]))
+
+/** The notification switches a write may name (any of them), each on or off. */
+const someNotifications = view(switches, { closed: true })
+
 /** The notification switches: known keys, boolean values; merged into the stored ones. */
 const notificationPreferences = field(
   {},
   {
-    schema: { type: 'object', additionalProperties: { type: 'boolean' } },
+    schema: someNotifications.schema,
     parseQuery: () => undefined,
     parse(value, path, errors) {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -133,8 +117,8 @@ const notificationPreferences = field(
  * What a PATCH of the account may change (JSON merge semantics: absent members stay, null
  * clears). Unknown and read-only members are refused, never ignored.
  */
-export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
-  name: accountText(100, false, { type: 'string', maxLength: 100 }, (name, path, errors) => {
+export const ACCOUNT_CHANGES = {
+  name: accountText(100, false, (name, path, errors) => {
     const hidden = hiddenCharacter(name)
     if (name.trim() === '') return fail(errors, path, 'required', `${path} must not be blank`)
     if (hidden)
@@ -146,12 +130,12 @@ export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
       )
     return name.trim()
   }),
-  avatar_url: accountText(2000, true, { type: 'string' }, (url, path, errors) =>
+  avatar_url: accountText(2000, true, (url, path, errors) =>
     /^https:\/\/[^\s]+$/.test(url)
       ? url
       : fail(errors, path, 'invalid_url', `${path} must be an https URL`),
   ),
-  locale: accountText(35, true, { type: 'string' }, (locale, path, errors) =>
+  locale: accountText(35, true, (locale, path, errors) =>
     LOCALE.test(locale)
       ? locale
       : fail(
@@ -161,7 +145,7 @@ export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
           `${path} must be a BCP 47 language tag such as en or pt-BR`,
         ),
   ),
-  timezone: accountText(64, true, { type: 'string' }, (timezone, path, errors) => {
+  timezone: accountText(64, true, (timezone, path, errors) => {
     timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])
     return timezones.has(timezone)
       ? timezone
@@ -172,6 +156,43 @@ export const ACCOUNT_CHANGES: Readonly<Record<string, Field>> = {
           `${path} must be an IANA time zone such as Europe/Berlin`,
         )
   }),
-  bio: accountText(2000, true, { type: 'string', maxLength: 2000 }),
+  bio: accountText(2000, true),
   notification_preferences: notificationPreferences,
-}
+} satisfies Readonly<Record<string, Field>>
+
+type AccountFacts = ReturnType<typeof accountFacts>
+
+/** The notification switches an account shows: every one, the stored ones over the defaults. */
+const allNotifications = view(switches, { closed: true, required: NOTIFICATION_KEYS })
+
+/**
+ * The `account` object: the signed-in person's own profile (DOMAIN.md §4.3.20). What only
+ * a PATCH writes is shown as its field declares it; the name, also written at sign-up, as text.
+ */
+const account = view<AccountFacts>({
+  id: shown.id(),
+  object: shown.constant('account'),
+  email: shown.string(),
+  email_verified: shown.boolean({ from: () => true }),
+  name: shown.string(),
+  avatar_url: shown.field(ACCOUNT_CHANGES.avatar_url, { from: (facts) => facts.avatarUrl }),
+  locale: shown.field(ACCOUNT_CHANGES.locale),
+  timezone: shown.field(ACCOUNT_CHANGES.timezone),
+  bio: shown.field(ACCOUNT_CHANGES.bio),
+  kind: shown.string({
+    enum: ['staff', 'learner'],
+    from: (facts) => (TEAM_ROLES.has(facts.role) ? 'staff' : 'learner'),
+  }),
+  role: shown.string(),
+  notification_preferences: shown.object(allNotifications, {
+    from: (facts) => ({ ...DEFAULT_NOTIFICATIONS, ...facts.notificationPreferences }),
+  }),
+  created_at: shown.time({ from: (facts) => facts.createdAt }),
+  updated_at: shown.time({ from: (facts) => facts.updatedAt }),
+})
+
+/** The JSON of the `account` object. */
+export const accountView = (user: User) => account.show(accountFacts(user))
+
+/** The JSON Schema of {@link accountView}. */
+export const accountSchema = account.schema

@@ -2,10 +2,10 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Db } from '../../storage/schema.js'
 import { recordChange } from '../activity/record.js'
 import { lessons } from '../catalogue/lessons.resource.js'
-import { timestamp } from '../conventions.js'
 import { notFound, readsFull, writerOf } from '../framework/access.js'
 import { defineEndpoint, type EndpointContext, jsonAnswer } from '../framework/endpoint.js'
 import type { Endpoint } from '../framework/operation.js'
+import { shown, view } from '../framework/views.js'
 import { enrollments } from './enrollments.resource.js'
 
 const COMPLETION = '/api/v1/enrollments/:id/lessons/:lesson_id/completion'
@@ -29,37 +29,32 @@ async function progressOf(db: Db, enrollmentId: string, courseId: string) {
   const counted = new Set(published.map((l) => l.id))
   const completed = done.filter((d) => counted.has(d.lesson_id)).length
   return {
-    object: 'progress',
     enrollment_id: enrollmentId,
     percent: counted.size === 0 ? 0 : Math.floor((completed * 100) / counted.size),
     completed_lessons: completed,
     total_lessons: counted.size,
-    lessons: done.map((d) => ({ lesson_id: d.lesson_id, completed_at: timestamp(d.completed_at) })),
+    lessons: done,
   }
 }
 
-const progressSchema = {
-  type: 'object',
-  required: ['object', 'enrollment_id', 'percent', 'completed_lessons', 'total_lessons'],
-  properties: {
-    object: { const: 'progress' },
-    enrollment_id: { type: 'string' },
-    percent: { type: 'integer', minimum: 0, maximum: 100 },
-    completed_lessons: { type: 'integer' },
-    total_lessons: { type: 'integer' },
-    lessons: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          lesson_id: { type: 'string' },
-          completed_at: { type: 'string', format: 'date-time' },
-        },
-      },
-    },
+type Progress = Awaited<ReturnType<typeof progressOf>>
+
+/** A completed lesson: which, and when. */
+const completedLesson = view({ lesson_id: shown.string(), completed_at: shown.time() })
+
+/** The progress as the API shows it: the counts, and every lesson marked complete. */
+const progress = view<Progress>(
+  {
+    object: shown.constant('progress'),
+    enrollment_id: shown.string(),
+    percent: shown.integer({ minimum: 0, maximum: 100 }),
+    completed_lessons: shown.integer(),
+    total_lessons: shown.integer(),
+    lessons: shown.list(completedLesson),
   },
-}
-const output = { description: 'The progress', schema: progressSchema }
+  { required: ['object', 'enrollment_id', 'percent', 'completed_lessons', 'total_lessons'] },
+)
+const output = { description: 'The progress', schema: progress.schema }
 
 /** The enrollment named in the path; 404 when there is none. */
 async function enrollmentOf(deps: AppDeps, id: string) {
@@ -87,7 +82,7 @@ async function mark({ deps, caller, params, operation }: EndpointContext, done: 
     .where('course_id', '=', enrollment.course_id)
     .executeTakeFirst()
   if (!lesson) throw notFound(lessons)
-  const progress = await deps.database.db.transaction().execute(async (db) => {
+  const answer = await deps.database.db.transaction().execute(async (db) => {
     const marked = done
       ? await db
           .insertInto('lesson_progress')
@@ -101,8 +96,8 @@ async function mark({ deps, caller, params, operation }: EndpointContext, done: 
           .where('lesson_id', '=', lessonId)
           .executeTakeFirst()
           .then((r) => Number(r.numDeletedRows))
-    const progress = await progressOf(db, enrollment.id, enrollment.course_id)
-    const complete = progress.total_lessons > 0 && progress.percent === 100
+    const current = await progressOf(db, enrollment.id, enrollment.course_id)
+    const complete = current.total_lessons > 0 && current.percent === 100
     const status =
       complete && enrollment.status === 'active'
         ? 'completed'
@@ -133,9 +128,9 @@ async function mark({ deps, caller, params, operation }: EndpointContext, done: 
           ],
         },
       )
-    return progress
+    return current
   })
-  return jsonAnswer(progress)
+  return jsonAnswer(progress.show(answer))
 }
 
 const writeProblems = {
@@ -163,7 +158,9 @@ export const progressEndpoints: readonly Endpoint[] = [
     async run({ deps, caller, params }) {
       readsFull(caller, enrollments, deps.config.issuer)
       const enrollment = await enrollmentOf(deps, params.id ?? '')
-      return jsonAnswer(await progressOf(deps.database.db, enrollment.id, enrollment.course_id))
+      return jsonAnswer(
+        progress.show(await progressOf(deps.database.db, enrollment.id, enrollment.course_id)),
+      )
     },
   }),
   defineEndpoint({
