@@ -1,5 +1,13 @@
 import { conflict, type FieldError, validationFailed } from '../conventions.js'
-import { enumeration, type Field, fail, integer, type Row, text } from '../framework/fields.js'
+import {
+  enumeration,
+  type Field,
+  fail,
+  integer,
+  type Row,
+  type StoredRow,
+  text,
+} from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import type { ResourceContext } from '../framework/resource.js'
 import { checkMembers, list, membersSchema, structure } from '../framework/structures.js'
@@ -150,7 +158,7 @@ function sameDiscount(a: unknown, b: unknown): boolean {
 export async function checkCoupon(
   context: ResourceContext,
   values: Row,
-  existing?: Row,
+  existing?: StoredRow,
 ): Promise<void> {
   const { db } = context
   const errors: FieldError[] = []
@@ -208,7 +216,7 @@ export async function checkCoupon(
       code: 'frozen',
       message: 'discount (and its currency) cannot change once redeemed',
     })
-  if (changed.length > 0 && (await timesRedeemed(db, existing.id as string)) > 0)
+  if (changed.length > 0 && (await timesRedeemed(db, existing.id)) > 0)
     throw conflict(
       `the coupon has been redeemed, so its ${changed.map((e) => e.field).join(' and ')} can no longer change; create a new coupon (and disable this one) instead`,
       changed,

@@ -39,7 +39,7 @@ export async function referencesOf(deps: AppDeps, id: string): Promise<string[]>
           (c) => String(row[c] ?? '').includes(url) || String(row[c] ?? '').includes(quoted),
         )
       )
-        found.push(`${table}/${row.id as string}`)
+        found.push(`${table}/${row.id}`)
   }
   return found
 }

@@ -1,4 +1,4 @@
-import type { Row } from './fields.js'
+import type { Row, StoredRow } from './fields.js'
 import type { ResourceDb } from './store.js'
 
 /** A record's child rows (a plan's prices, an event's tickets) and the list a write gives. */
@@ -7,12 +7,12 @@ export interface ChildRows {
   /** The column of the child rows that holds the record's id, and the id. */
   readonly parent: { readonly column: string; readonly id: string }
   /** The rows stored now (each with its `id`). */
-  readonly stored: readonly Row[]
+  readonly stored: readonly StoredRow[]
   /**
    * The rows the write asks for, each with its `id`: a stored one's id updates it (only the
    * columns given that differ), a new id inserts it.
    */
-  readonly wanted: readonly Row[]
+  readonly wanted: readonly StoredRow[]
   /** What becomes of a stored row the list leaves out: deleted, or these columns set. */
   readonly leftOut: 'delete' | Row
   /** Columns only an insert sets (`created_at`). */
@@ -55,7 +55,12 @@ export async function writeChildren(db: ResourceDb, rows: ChildRows): Promise<vo
 }
 
 /** Sets the columns of `changes` that differ from the stored row, if any. */
-async function update(db: ResourceDb, rows: ChildRows, current: Row, changes: Row): Promise<void> {
+async function update(
+  db: ResourceDb,
+  rows: ChildRows,
+  current: StoredRow,
+  changes: Row,
+): Promise<void> {
   const differ = Object.entries(changes).filter(
     ([column, value]) => column !== 'id' && current[column] !== value,
   )
@@ -63,6 +68,6 @@ async function update(db: ResourceDb, rows: ChildRows, current: Row, changes: Ro
   await db
     .updateTable(rows.table)
     .set({ ...Object.fromEntries(differ), ...rows.onUpdate })
-    .where('id', '=', current.id as string)
+    .where('id', '=', current.id)
     .execute()
 }

@@ -6,6 +6,9 @@ export type JsonSchema = Record<string, unknown>
 /** A database row as the framework sees it: column name → value. */
 export type Row = Record<string, unknown>
 
+/** A row as a table stores it: every table of the API has its text `id`. */
+export type StoredRow = Row & { readonly id: string }
+
 /** What every field kind shares: where it shows, whether it is required, how it is queried. */
 export interface FieldOptions {
   /** Part of the public projection (anonymous callers, tokens without the read scope). */

@@ -1,5 +1,8 @@
 import type { ResourceDb } from './store.js'
 
+/** The tables whose rows are kept in order by a `position` among their siblings. */
+type Ordered = 'sections' | 'lessons'
+
 /**
  * Puts record `id` at `position` (0-based, clamped; the end when undefined) among the rows of
  * `table` whose `column` equals `scope`, renumbering the others 0…n. Returns the position the
@@ -7,8 +10,8 @@ import type { ResourceDb } from './store.js'
  */
 export async function placeAt(
   db: ResourceDb,
-  table: string,
-  column: string,
+  table: Ordered,
+  column: 'course_id' | 'section_id',
   scope: string,
   id: string,
   position: number | undefined,
@@ -22,7 +25,7 @@ export async function placeAt(
       .orderBy('position')
       .orderBy('id')
       .execute()
-  ).map((r) => r.id as string)
+  ).map((r) => r.id)
   const at = Math.max(0, Math.min(position ?? siblings.length, siblings.length))
   siblings.splice(at, 0, id)
   await renumber(db, table, siblings, id)
@@ -32,7 +35,7 @@ export async function placeAt(
 /** Sets each row's position to its index in `ids`, skipping `except` (written by the caller). */
 export async function renumber(
   db: ResourceDb,
-  table: string,
+  table: Ordered,
   ids: readonly string[],
   except?: string,
   extra: Record<string, unknown> = {},
@@ -50,8 +53,8 @@ export async function renumber(
 /** Closes the gap record `leaving` leaves in its old scope. */
 export async function compact(
   db: ResourceDb,
-  table: string,
-  column: string,
+  table: Ordered,
+  column: 'course_id' | 'section_id',
   scope: string,
   leaving: string,
 ): Promise<void> {
@@ -64,6 +67,6 @@ export async function compact(
       .orderBy('position')
       .orderBy('id')
       .execute()
-  ).map((r) => r.id as string)
+  ).map((r) => r.id)
   await renumber(db, table, ids)
 }

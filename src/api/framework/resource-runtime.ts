@@ -2,13 +2,13 @@ import type { AppDeps } from '../../app-deps.js'
 import { etagOf } from '../conventions.js'
 import { ProblemError } from '../problem.js'
 import { notFound } from './access.js'
-import type { Row } from './fields.js'
+import type { Row, StoredRow } from './fields.js'
 import { withIdempotency } from './idempotency.js'
 import { projected } from './list-params.js'
 import { filledPath, type OperationInput, type OperationResult } from './operation.js'
 import { pathOf, type ResourceContext, type ResourceDefinition, viewOf } from './resource.js'
 import { byName } from './resource-db.js'
-import { createResourceStore, type ResourceStore, visibilityOf } from './store.js'
+import { createResourceStore, type ResourceStore, stored, visibilityOf } from './store.js'
 import { type KeptView, keptEtag, tracked, ViewMemo } from './view-memo.js'
 import { parseWrite } from './write-input.js'
 
@@ -55,11 +55,11 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   const findFull = async (id: string) => (await enriched([await store.find(id)], true))[0]
 
   /** The record named by the input (or the singleton), as the caller may see it; 404 otherwise. */
-  async function load(input: OperationInput, full: boolean): Promise<Row> {
+  async function load(input: OperationInput, full: boolean): Promise<StoredRow> {
     const row = resource.singleton
       ? await singletonRow()
       : full && input.prefetched !== undefined
-        ? (input.prefetched ?? undefined)
+        ? stored(input.prefetched ?? undefined)
         : await store.findByKey(
             input.params.id ?? '',
             full ? undefined : visibilityOf(resource, 'get', deps.clock.now()),
@@ -70,7 +70,7 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   }
 
   /** The parent named in a nested path, as the caller may see it; 404 otherwise. */
-  async function loadParent(input: OperationInput, full: boolean): Promise<Row | undefined> {
+  async function loadParent(input: OperationInput, full: boolean): Promise<StoredRow | undefined> {
     if (!parent || !parentStore || !resource.parent) return undefined
     const key = input.params[resource.parent.column]
     if (key === undefined) return undefined
@@ -85,7 +85,7 @@ export function resourceRuntime(resource: ResourceDefinition, deps: AppDeps) {
   }
 
   /** The singleton's row, made from the field defaults the first time it is read. */
-  async function singletonRow(): Promise<Row | undefined> {
+  async function singletonRow(): Promise<StoredRow | undefined> {
     const id = resource.singleton!
     const row = await store.find(id)
     if (row) return row

@@ -39,7 +39,21 @@ export function createRecord(
       if (owner && resource.parent) values[resource.parent.column] = owner.id
       return async (tx: ResourceContext, txStore: ResourceStore) => {
         const existing = await resource.existing?.(tx, values)
-        if (existing) return { status: 200, id: existing }
+        if (existing) {
+          const before = await txStore.find(existing)
+          if (before && resource.reuse) {
+            await resource.reuse(tx, before, values)
+            const changes = changesOf(resource.fields, before, await txStore.find(existing))
+            if (changes.length > 0)
+              await recordChange(tx, {
+                operation,
+                recordType: resource.object,
+                recordId: existing,
+                changes,
+              })
+          }
+          return { status: 200, id: existing }
+        }
         await resource.beforeCreate?.(tx, values)
         if (resource.ownership.kind === 'person') resource.ownership.claim?.(tx, values)
         await requireOwner(resource, tx, values)
@@ -77,7 +91,7 @@ export function updateRecord(
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     const values = parseWrite(resource, requireObject(input.body), 'update', row)
-    const id = row.id as string
+    const id = row.id
     const change = async (tx: ResourceContext, txStore: ResourceStore) => {
       // The stored row as the change finds it (what the activity record compares).
       const before = await txStore.find(id)
@@ -112,12 +126,12 @@ export function deleteRecord(
     const row = await rt.load(input, true)
     checkIfMatch(input.ifMatch, rt.etagOfRow(row))
     const remove = async (tx: ResourceContext, txStore: ResourceStore) => {
-      const id = row.id as string
+      const id = row.id
       const before = await txStore.find(id)
       await requireOwner(resource, tx, row)
       await resource.beforeDelete?.(tx, row)
       if (resource.remove) await resource.remove(tx, row)
-      else await txStore.remove(row.id as string)
+      else await txStore.remove(row.id)
       await recordChange(tx, {
         operation,
         recordType: resource.object,
@@ -164,7 +178,7 @@ export function runAction(
     // The action and its record in one transaction.
     return rt.idempotentPost(input, path, context, () =>
       rt.atomically(context, async (tx, txStore) => {
-        const before = await txStore.find(row.id as string)
+        const before = await txStore.find(row.id)
         const id = await action.run(tx, row, members)
         // A new record (a duplicate) is recorded as made; the same one by what changed.
         const made = id !== row.id

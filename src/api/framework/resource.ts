@@ -147,6 +147,11 @@ export interface ResourceDefinition<R extends Row = Row> {
    * course): the create then answers 200 with it instead of making another.
    */
   readonly existing?: (context: ResourceContext, values: Partial<R>) => Promise<string | undefined>
+  /**
+   * What the create does to the record `existing` found instead (an ended enrollment is made
+   * active again); the activity record keeps what changed, as for an update.
+   */
+  readonly reuse?: (context: ResourceContext, row: R, values: Partial<R>) => Promise<void>
   /** Checks a write (create or update) after field validation; `existing` on updates. */
   readonly beforeWrite?: (
     context: ResourceContext,

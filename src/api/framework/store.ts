@@ -7,7 +7,7 @@ import {
 } from 'kysely'
 import { type CompiledRead, compiledQuery, compiledShape } from '../../storage/compiled-query.js'
 import type { Db } from '../../storage/schema.js'
-import type { Row } from './fields.js'
+import type { Row, StoredRow } from './fields.js'
 import type { Condition, ResourceDefinition } from './resource.js'
 import { byName, type ResourceDb } from './resource-db.js'
 
@@ -267,6 +267,13 @@ const compiledFinders = new WeakMap<
   Map<string, CompiledRead<[key: string], Row>>
 >()
 
+/**
+ * Every table a resource is declared on has its text `id` (storage/schema.ts says so of each,
+ * checked against the migrations): the one place the framework's rows by name are known to.
+ */
+export const stored = (row: Row | undefined) => row as StoredRow | undefined
+const storedRows = (rows: Row[]) => rows as StoredRow[]
+
 /** The queries every resource shares, written once for both engines. */
 export function createResourceStore(db: ResourceDb, resource: ResourceDefinition) {
   const table = resource.table
@@ -306,24 +313,26 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
   const keyColumn = (key: string) =>
     resource.slugField && !key.startsWith(`${resource.idPrefix}_`) ? resource.slugField : 'id'
   return {
-    async find(id: string): Promise<Row | undefined> {
-      return (await byColumn('id')(db, id))[0]
+    async find(id: string): Promise<StoredRow | undefined> {
+      return stored((await byColumn('id')(db, id))[0])
     },
 
     /**
      * By id, or by slug when the resource has one and the key is not an id; with `visible`,
      * only a row the public may see (in the same single query).
      */
-    async findByKey(key: string, visible?: Visibility): Promise<Row | undefined> {
+    async findByKey(key: string, visible?: Visibility): Promise<StoredRow | undefined> {
       const column = keyColumn(key)
-      if (!visible) return (await byColumn(column)(db, key))[0]
-      return db
-        .selectFrom(table)
-        .selectAll()
-        .where(column, '=', key)
-        .where(ours)
-        .where(visible)
-        .executeTakeFirst()
+      if (!visible) return stored((await byColumn(column)(db, key))[0])
+      return stored(
+        await db
+          .selectFrom(table)
+          .selectAll()
+          .where(column, '=', key)
+          .where(ours)
+          .where(visible)
+          .executeTakeFirst(),
+      )
     },
 
     /** The statement of `findByKey(key)` without a visibility, to run beside another read. */
@@ -332,10 +341,10 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
     },
 
     /** The page after `query.after`, one row more than the limit to tell whether more exist. */
-    async list(query: ListQuery): Promise<{ rows: Row[]; hasMore: boolean }> {
+    async list(query: ListQuery): Promise<{ rows: StoredRow[]; hasMore: boolean }> {
       const compiled = runCompiledList(db, resource, query, true)
       if (compiled) {
-        const rows = await compiled
+        const rows = storedRows(await compiled)
         return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
       }
       let select = db
@@ -349,7 +358,7 @@ export function createResourceStore(db: ResourceDb, resource: ResourceDefinition
       }
       for (const key of query.sort)
         select = select.orderBy(key.column, key.descending ? 'desc' : 'asc')
-      const rows = await select.limit(query.limit + 1).execute()
+      const rows = storedRows(await select.limit(query.limit + 1).execute())
       return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit }
     },
 

@@ -63,12 +63,11 @@ export const enrollments = defineResource({
     if (!found) return undefined
     // Enrolling again is enrolling: refused for a blocked learner, whatever the state.
     await refuseBlockedLearner(context, { student_id: values.student_id! })
-    if (found.status === 'revoked' || found.status === 'expired')
-      await update(context, found, {
-        status: 'active',
-        expires_at: (values.expires_at as number | undefined) ?? null,
-      })
     return found.id
+  },
+  async reuse(context, row, values) {
+    if (row.status === 'revoked' || row.status === 'expired')
+      await update(context, row, { status: 'active', expires_at: values.expires_at ?? null })
   },
   async beforeCreate(context, values) {
     values.started_at = context.now
