@@ -7,7 +7,8 @@
 import { PRODUCT_TYPES } from '../commerce/orders.resource.js'
 import type { FieldError } from '../conventions.js'
 import { type QueryMember, queryMember, queryText } from '../framework/endpoint-query.js'
-import { type Field, type FieldOptions, fail, field, type JsonSchema } from '../framework/fields.js'
+import { type Field, type FieldOptions, fail, field } from '../framework/fields.js'
+import { type Shown, shown } from '../framework/views.js'
 import { canonicalTimeZone, INTERVALS, parseDate } from './calendar.js'
 import { PRODUCT_SORTS } from './figures.js'
 
@@ -16,11 +17,12 @@ export const DEFAULT_PRODUCTS = 20
 
 /**
  * A parameter read from its text (a number or boolean from a JSON binding is read as text):
- * `read` gives its value, or undefined for a text refused with `code` and `message`. Never
- * required; a default is filled in by the builder and documented in the schema.
+ * `read` gives its value, or undefined for a text refused with `code` and `message`; `like`
+ * describes its values (its schema). Never required; a default is filled in by the builder
+ * and documented in the schema.
  */
 function parameter(
-  schema: JsonSchema,
+  like: Shown<unknown>,
   options: FieldOptions,
   read: (text: string) => unknown,
   code: string,
@@ -34,7 +36,7 @@ function parameter(
   const fallback = options.default !== undefined ? { default: options.default } : {}
   const member = field(
     { ...options, required: false },
-    { schema: { ...schema, ...fallback }, parse, parseQuery: (raw) => read(raw) },
+    { schema: { ...like.schema, ...fallback }, parse, parseQuery: (raw) => read(raw) },
   )
   return queryMember(member, code, message)
 }
@@ -47,7 +49,7 @@ function choice(
   aliases: Readonly<Record<string, string>> = {},
 ): QueryMember {
   return parameter(
-    { type: 'string', enum: [...values, ...Object.keys(aliases)] },
+    shown.string({ enum: [...values, ...Object.keys(aliases)] }),
     options,
     (text) => {
       const value = aliases[text] ?? text
@@ -61,7 +63,7 @@ function choice(
 /** A local date YYYY-MM-DD, as a day number. */
 const localDate = (name: string, description: string) =>
   parameter(
-    { type: 'string', format: 'date' },
+    shown.string({ format: 'date' }),
     { description },
     parseDate,
     'invalid_date',
@@ -79,7 +81,7 @@ export const RANGE: Readonly<Record<string, QueryMember>> = {
     'Last day of the range (inclusive), a local date in `timezone`. Default: today in `timezone`. `from` after `to` is a 400. A range spans at most 3660 days, and a daily series at most 366.',
   ),
   timezone: parameter(
-    { type: 'string' },
+    shown.string(),
     {
       description:
         'IANA time zone the dates and periods are read in (e.g. `Europe/Berlin`, `UTC`). Default: the school timezone (UTC when it has none).',
@@ -113,7 +115,7 @@ export const productType = choice(
 )
 
 export const limit = parameter(
-  { type: 'integer', minimum: 1, maximum: MAX_PRODUCTS },
+  shown.integer({ minimum: 1, maximum: MAX_PRODUCTS }),
   { default: DEFAULT_PRODUCTS, description: 'How many products (1–200, default 20).' },
   (text) => {
     const n = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN
@@ -124,7 +126,7 @@ export const limit = parameter(
 )
 
 export const sort = parameter(
-  { type: 'string' },
+  shown.string(),
   {
     default: '-net_revenue',
     description:

@@ -3,7 +3,8 @@ import { enumeration, html, instant, integer, text, url } from '../framework/fie
 import { money, moneyList } from '../framework/money.js'
 import { defineResource } from '../framework/resource.js'
 import { SLUG, uniqueSlug } from '../framework/slugs.js'
-import { structure } from '../framework/structures.js'
+import { derived } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 import { DEFINITIONS } from '../money/definitions.js'
 import { schoolWide } from '../people/owners.js'
 import { loadIncludingPlans, loadProductStats } from './product-figures.js'
@@ -70,9 +71,8 @@ export const digitalProducts = defineResource({
     }),
     license_text: text({ public: true, max: 5000, nullable: true }),
     published_at: instant({ public: true, readOnly: true, nullable: true, filter: true }),
-    included_in_plan_ids: structure({ type: 'array', items: { type: 'string' } }, () => undefined, {
+    included_in_plan_ids: derived(shown.list(shown.string()), {
       public: true,
-      readOnly: true,
       description:
         'Membership plans whose `includes.digital_product_ids` name the product (for the public: active plans on the pricing page)',
     }),

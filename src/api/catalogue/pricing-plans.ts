@@ -2,7 +2,7 @@ import type { FieldError } from '../conventions.js'
 import { boolean, enumeration, type Field, integer, text } from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import type { ResourceDb } from '../framework/store.js'
-import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { list, object, structure } from '../framework/structures.js'
 import { schoolCurrency } from '../school/school.resource.js'
 
 const planMembers: Record<string, Field> = {
@@ -65,21 +65,20 @@ function checkPlan(plan: Plan, path: string, errors: FieldError[]): void {
     })
 }
 
+/** The plans, each checked by its members and its own rules. */
+const planList = list(planMembers, { min: 1, max: 10, noun: 'plans', check: checkPlan })
+
 /** The pricing plans of a course: one to ten, at most one default (the first otherwise). */
 export function pricingPlans(options: { public?: boolean; required?: boolean } = {}): Field {
   return structure(
-    { type: 'array', minItems: 1, maxItems: 10, items: membersSchema(planMembers) },
+    planList.schema(),
     (value, path, errors) => {
       if (!Array.isArray(value) || value.length < 1 || value.length > 10) {
         errors.push({ field: path, code: 'type', message: `${path} must list 1 to 10 plans` })
         return undefined
       }
-      const plans = value.map((entry, i) => {
-        const plan = checkMembers(planMembers, entry, `${path}[${i}]`, errors) as Plan | undefined
-        if (plan) checkPlan(plan, `${path}[${i}]`, errors)
-        return plan
-      })
-      const defaults = plans.filter((p) => p?.is_default).length
+      const plans = planList.parse(value, path, errors) as Plan[]
+      const defaults = plans.filter((p) => p.is_default).length
       if (defaults > 1)
         errors.push({
           field: path,

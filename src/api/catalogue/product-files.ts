@@ -4,6 +4,7 @@ import { type FieldError, validationFailed } from '../conventions.js'
 import { type Field, type JsonSchema, reference, text } from '../framework/fields.js'
 import type { ResourceDb } from '../framework/store.js'
 import { list } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 
 /** One downloadable file of a product, as stored (`files` JSON). */
 export interface ProductFile {
@@ -34,12 +35,11 @@ export function productFiles(): Field {
       public: true,
       default: [],
       shown: {
-        content_type: { type: 'string' },
-        size: { type: 'integer' },
-        download_url: {
-          type: 'string',
+        content_type: shown.string(),
+        size: shown.integer(),
+        download_url: shown.string({
           description: 'Full view only: a signed link valid for about 15 minutes',
-        },
+        }),
       },
     },
   )

@@ -1,9 +1,18 @@
 import { sql } from 'kysely'
 import { timestamp } from '../conventions.js'
-import { email, enumeration, instant, integer, reference, text } from '../framework/fields.js'
+import {
+  email,
+  enumeration,
+  type Field,
+  instant,
+  integer,
+  reference,
+  text,
+} from '../framework/fields.js'
 import { money } from '../framework/money.js'
 import { defineResource } from '../framework/resource.js'
-import { membersSchema, object, structure } from '../framework/structures.js'
+import { derived, object } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 import { notWrittenByApi } from '../people/owners.js'
 
 export const ORDER_STATUSES = [
@@ -26,12 +35,9 @@ const readOnly = { readOnly: true } as const
 const moneyOut = (description?: string) =>
   money({ readOnly: true, ...(description && { description }) })
 
-/** The JSON Schema of a list computed by the server (never parsed from a write). */
-const computedList = (items: Record<string, ReturnType<typeof text>>, description: string) =>
-  structure({ type: 'array', items: membersSchema(items) }, () => undefined, {
-    readOnly: true,
-    description,
-  })
+/** A list computed by the server (never parsed from a write), each item made of `items`. */
+const computedList = (items: Record<string, Field>, description: string) =>
+  derived(shown.list(shown.field(object(items))), { description })
 
 const itemMembers = {
   id: text({ required: true }),

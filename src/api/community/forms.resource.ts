@@ -15,7 +15,7 @@ import {
   url,
 } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
-import { list, object, structure } from '../framework/structures.js'
+import { list, object, openObject } from '../framework/structures.js'
 import { notWrittenByApi } from '../people/owners.js'
 
 export const FORM_FIELD_TYPES = [
@@ -151,14 +151,7 @@ export const SUBMISSION_MEMBERS: Record<string, Field> = {
  * only once the form is read ({@link checkAnswers} checks them then). Here only its shape.
  */
 export const answersMember = (description: string, options: FieldOptions = {}): Field =>
-  structure(
-    { type: 'object', additionalProperties: true, description },
-    (value, path, errors) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? value
-        : fail(errors, path, 'type', `${path} must be an object of field key → answer`),
-    options,
-  )
+  openObject('field key → answer', { ...options, description })
 
 /** The members of a stored submission, as its reads and the submit answer show them. */
 export const submissionFields = {

@@ -31,7 +31,7 @@ export const attendeeListQuery: Readonly<Record<string, QueryMember>> = {
   status: queryMember(enumeration(STATUSES), 'format', `status is one of ${STATUSES}`),
   ticket_id: queryText(),
   // Documented as its three values; any other matches no attendee.
-  source: { ...queryText(), schema: () => ({ type: 'string', enum: [...SOURCES] }) },
+  source: { ...queryText(), schema: enumeration(SOURCES).schema },
   limit: queryMember(
     {
       ...integer({ min: 1, max: MAX_LIMIT }),

@@ -7,6 +7,7 @@ import { money } from '../framework/money.js'
 import type { ResourceContext, RowOf } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { list } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 import { schoolCurrency } from '../school/school.resource.js'
 
 /** What a write may say about one ticket; `id` keeps an existing ticket on a PATCH. */
@@ -45,15 +46,14 @@ export function ticketsField(): Field {
     description:
       'The ticket types, in order. A PATCH replaces the list: give `id` to keep a ticket (its sales stay with it); a ticket left out is removed, refused (409) while it has attendees.',
     shown: {
-      position: { type: 'integer', description: 'The order of the list' },
-      sold_count: {
-        type: 'integer',
+      position: shown.integer({ description: 'The order of the list' }),
+      sold_count: shown.integer({
         description: 'Attendees holding it, not canceled (events:read only)',
-      },
-      remaining: {
-        type: ['integer', 'null'],
+      }),
+      remaining: shown.integer({
+        nullable: true,
         description: 'Seats left for it (its quantity and the event capacity); null: no limit',
-      },
+      }),
     },
     check(ticket, at, errors) {
       const { sales_start_at: start, sales_end_at: end } = ticket

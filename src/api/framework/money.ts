@@ -1,6 +1,6 @@
 import { isPriceCurrency } from '../money/iso-4217.js'
 import { type Field, type FieldOptions, fail, integer, text } from './fields.js'
-import { object, structure } from './structures.js'
+import { derived, object } from './structures.js'
 import { shown } from './views.js'
 
 const ACCEPTED_CURRENCY =
@@ -54,5 +54,4 @@ export const money = (options: FieldOptions = {}): Field => ({
  * A money figure the server computes (read only): a per-currency list of Money, described by
  * its definition in src/api/money/definitions.ts.
  */
-export const moneyList = (definition: string) =>
-  structure(shown.money(definition).schema, () => undefined, { readOnly: true })
+export const moneyList = (definition: string) => derived(shown.money(definition))

@@ -1,5 +1,6 @@
 import type { FieldError } from '../conventions.js'
 import { type Field, type FieldOptions, fail, field, type JsonSchema } from './fields.js'
+import type { Shown } from './views.js'
 
 /**
  * A structured value (an object or a list of objects) with its own checker, stored as JSON
@@ -17,6 +18,29 @@ export function structure(
     fromColumn: (v) => (typeof v === 'string' ? JSON.parse(v) : null),
     parseQuery: () => undefined,
   })
+}
+
+/**
+ * A value the server computes and a write never gives (a member's permissions, the plans that
+ * include a product): read only, described by a view member (views.ts `shown`).
+ */
+export function derived(member: Shown<unknown>, options: FieldOptions = {}): Field {
+  return structure(member.schema, () => undefined, { ...options, readOnly: true })
+}
+
+/**
+ * An object of any members (a form's answers, keyed by the form's own questions): only its
+ * being an object is checked here; `what` says what it holds, for the message.
+ */
+export function openObject(what: string, options: FieldOptions = {}): Field {
+  return structure(
+    { type: 'object', additionalProperties: true },
+    (value, path, errors) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? value
+        : fail(errors, path, 'type', `${path} must be an object of ${what}`),
+    options,
+  )
 }
 
 /**
@@ -89,6 +113,8 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 export interface ListOptions extends FieldOptions {
   /** At most this many items (`maxItems`). */
   readonly max: number
+  /** At least this many items (`minItems`; fewer: 422 `too_short`). */
+  readonly min?: number
   /** What the items are, in the plural, for the messages (`prices`). */
   readonly noun: string
   /** An item member whose values may not repeat: the repeat is refused (422 `duplicate`). */
@@ -97,12 +123,18 @@ export interface ListOptions extends FieldOptions {
   readonly dropRepeats?: boolean
   /**
    * Members a read shows on each item beyond the writable ones (`created_at`, counts): in the
-   * schema as read-only, and ignored when a write echoes them back.
+   * schema as read-only, and ignored when a write echoes them back. Each is a view member
+   * (views.ts `shown`), or its schema.
    */
-  readonly shown?: Readonly<Record<string, JsonSchema>>
+  readonly shown?: Readonly<Record<string, Shown<unknown> | JsonSchema>>
   /** A further check of each parsed item, pushing errors under `path` (item `[i]`). */
   readonly check?: (item: Record<string, unknown>, path: string, errors: FieldError[]) => void
 }
+
+const isShown = (member: Shown<unknown> | JsonSchema): member is Shown<unknown> =>
+  typeof member.value === 'function'
+const schemaOf = (member: Shown<unknown> | JsonSchema): JsonSchema =>
+  isShown(member) ? member.schema : member
 
 const isField = (items: Readonly<Record<string, Field>> | Field): items is Field =>
   typeof (items as Field).parse === 'function' && typeof (items as Field).schema === 'function'
@@ -113,17 +145,17 @@ const isField = (items: Readonly<Record<string, Field>> | Field): items is Field
  * hooks as the parsed list when `virtual` (child rows the resource writes itself).
  */
 export function list(items: Readonly<Record<string, Field>> | Field, options: ListOptions): Field {
-  const { max, noun, shown = {} } = options
+  const { max, min, noun, shown = {} } = options
   const scalar = isField(items) ? items : undefined
   let itemSchema: JsonSchema
   if (scalar) itemSchema = scalar.schema()
   else {
     const members = membersSchema(items as Record<string, Field>)
     // Read-only after the type (and format), before the description, as written by hand.
-    const extra = Object.entries(shown).map(([k, { description, ...s }]) => [
-      k,
-      { ...s, readOnly: true, ...(description !== undefined && { description }) },
-    ])
+    const extra = Object.entries(shown).map(([k, member]) => {
+      const { description, ...s } = schemaOf(member)
+      return [k, { ...s, readOnly: true, ...(description !== undefined && { description }) }]
+    })
     itemSchema = {
       ...members,
       properties: { ...(members.properties as JsonSchema), ...Object.fromEntries(extra) },
@@ -138,12 +170,19 @@ export function list(items: Readonly<Record<string, Field>> | Field, options: Li
     return checkMembers(items as Record<string, Field>, given, at, errors)
   }
   const inner = field(options, {
-    schema: { type: 'array', maxItems: max, items: itemSchema },
+    schema: {
+      type: 'array',
+      ...(min !== undefined && { minItems: min }),
+      maxItems: max,
+      items: itemSchema,
+    },
     parse(value, path, errors) {
       if (!Array.isArray(value))
         return fail(errors, path, 'type', `${path} must be a list of ${noun}`)
       if (value.length > max)
         return fail(errors, path, 'too_long', `${path} may hold at most ${max} ${noun}`)
+      if (min !== undefined && value.length < min)
+        return fail(errors, path, 'too_short', `${path} must hold at least ${min} ${noun}`)
       const seen = new Set<unknown>()
       const out: unknown[] = []
       for (const [i, entry] of value.entries()) {

@@ -6,6 +6,7 @@ import { money } from '../framework/money.js'
 import type { ResourceContext, RowOf } from '../framework/resource.js'
 import type { ResourceDb } from '../framework/store.js'
 import { list } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 import { schoolCurrency } from '../school/school.resource.js'
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
@@ -66,7 +67,7 @@ export const pricesField = () =>
     default: [],
     description:
       'Existing prices (with id) may only change `active`; a new amount or interval is a new entry without id. Prices left out are deactivated, never deleted. The public view lists active prices only.',
-    shown: { created_at: { type: 'string', format: 'date-time' } },
+    shown: { created_at: shown.time() },
   })
 
 /** Loads each plan's prices into `row.prices`: all of them in the full view, else the active ones. */

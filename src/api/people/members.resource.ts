@@ -4,7 +4,8 @@ import { hashPassword } from '../../platform/passwords.js'
 import { conflict } from '../conventions.js'
 import { email, enumeration, instant, text, url } from '../framework/fields.js'
 import { defineResource, type ResourceContext } from '../framework/resource.js'
-import { structure } from '../framework/structures.js'
+import { derived } from '../framework/structures.js'
+import { shown } from '../framework/views.js'
 import { ProblemError } from '../problem.js'
 import { schoolWide } from './owners.js'
 
@@ -64,8 +65,7 @@ export const members = defineResource({
     status: enumeration(['invited', 'active', 'suspended'], { filter: true, default: 'invited' }),
     invited_at: instant({ readOnly: true, nullable: true }),
     invited_by: text({ readOnly: true, nullable: true }),
-    permissions: structure({ type: 'array', items: { type: 'string' } }, () => undefined, {
-      readOnly: true,
+    permissions: derived(shown.list(shown.string()), {
       description:
         'The scopes the member’s role allows (a token acts with those it was also granted)',
     }),

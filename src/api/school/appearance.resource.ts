@@ -1,7 +1,7 @@
 import type { FieldError } from '../conventions.js'
 import { checkStorable, enumeration, type Field, fail, text, url } from '../framework/fields.js'
 import { defineResource } from '../framework/resource.js'
-import { checkMembers, membersSchema, object, structure } from '../framework/structures.js'
+import { list, object, structure } from '../framework/structures.js'
 import { schoolWide } from '../people/owners.js'
 import { findCssProblem } from './custom-css.js'
 
@@ -30,25 +30,21 @@ const navigationItem: Record<string, Field> = {
   target: enumeration(['courses', 'blog', 'events', 'plans'], { nullable: true }),
 }
 
+/** The navigation's links: each checked by its members, and needing a url or a target. */
+const navigationLinks = list(navigationItem, {
+  max: 12,
+  noun: 'links',
+  check(item, at, errors) {
+    if ((item.url ?? null) === null && (item.target ?? null) === null)
+      errors.push({ field: at, code: 'required', message: 'a link needs a url or a target' })
+  },
+})
+
+/** Not a list, or too long a list, is refused with one message (as it always was). */
 function checkNavigation(value: unknown, path: string, errors: FieldError[]): unknown {
-  if (!Array.isArray(value) || value.length > 12) {
-    errors.push({
-      field: path,
-      code: 'type',
-      message: `${path} must be a list of at most 12 links`,
-    })
-    return undefined
-  }
-  return value.map((entry, i) => {
-    const item = checkMembers(navigationItem, entry, `${path}[${i}]`, errors)
-    if (item && (item.url ?? null) === null && (item.target ?? null) === null)
-      errors.push({
-        field: `${path}[${i}]`,
-        code: 'required',
-        message: 'a link needs a url or a target',
-      })
-    return item
-  })
+  if (!Array.isArray(value) || value.length > 12)
+    return fail(errors, path, 'type', `${path} must be a list of at most 12 links`)
+  return navigationLinks.parse(value, path, errors)
 }
 
 /** CSS is rendered into every page: checked token by token (see custom-css.ts). */
@@ -98,18 +94,17 @@ export const appearance = defineResource({
       { public: true, default: { heading_font: 'inter', body_font: 'inter' } },
     ),
     color_scheme: enumeration(['light', 'dark', 'auto'], { public: true, default: 'light' }),
-    navigation: structure(
-      { type: 'array', maxItems: 12, items: membersSchema(navigationItem) },
-      checkNavigation,
-      { public: true, default: [{ label: 'Courses', target: 'courses' }] },
-    ),
+    navigation: structure(navigationLinks.schema(), checkNavigation, {
+      public: true,
+      default: [{ label: 'Courses', target: 'courses' }],
+    }),
     footer: object({ text: text({ max: 500, nullable: true }) }, { public: true, nullable: true }),
     course_player_theme: enumeration(['classic', 'theater'], { public: true, default: 'classic' }),
     homepage_layout: enumeration(['standard', 'course_first', 'community_first'], {
       public: true,
       default: 'standard',
     }),
-    custom_css: structure({ type: 'string', maxLength: 20_000 }, checkCss, { nullable: true }),
+    custom_css: structure(text({ max: 20_000 }).schema(), checkCss, { nullable: true }),
   },
   actions: [
     {
