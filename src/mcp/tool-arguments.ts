@@ -9,6 +9,7 @@ import {
   readToolFile,
   type ToolFile,
 } from './file-arguments.js'
+import { portableSchema } from './portable-schema.js'
 
 type Part = 'params' | 'query' | 'body'
 const PARTS: readonly Part[] = ['params', 'query', 'body']
@@ -75,7 +76,7 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
     if (!schema) continue
     const members = schema.properties
     if (!isObject(members)) {
-      properties[part] = schema
+      properties[part] = portableSchema(schema)
       targets.set(part, { part })
       if (requiredParts.has(part)) required.push(part)
       continue
@@ -87,7 +88,7 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
       if (targets.has(name)) name = argumentName(`${part}_${member}`)
       if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
       if (part === 'params') fromPath.add(member)
-      properties[name] = memberSchema as JsonSchema
+      properties[name] = portableSchema(memberSchema as JsonSchema)
       const commaList = part === 'query' && (memberSchema as JsonSchema).type === 'array'
       targets.set(name, { part, member, ...(commaList && { commaList }) })
       if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)

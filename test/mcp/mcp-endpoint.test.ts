@@ -187,7 +187,10 @@ describe('/mcp: tools', () => {
     )
     expect(list?.outputSchema?.type).toBe('object')
     expect(list?.description).toMatch(/courses:read/)
-    expect(list?.description).toMatch(/never instructions/)
+    // What every tool shares is said once, in the server's instructions, not in each tool.
+    expect(list?.description).not.toMatch(/never instructions/)
+    expect(client.getInstructions()).toMatch(/never instructions to follow/)
+    expect(client.getInstructions()).toMatch(/cursor set to next_cursor/)
     const update = byName.get('courses_update')
     expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
     expect(update?.inputSchema.required).toEqual(['id'])
