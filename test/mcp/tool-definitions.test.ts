@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** Every `format` in a schema, with where it is (a member named `format` is no format). */
 function formatsIn(schema: unknown, at: string, out: string[] = []): string[] {
-  if (Array.isArray(schema)) schema.forEach((s, i) => formatsIn(s, `${at}[${i}]`, out))
+  if (Array.isArray(schema)) for (const [i, s] of schema.entries()) formatsIn(s, `${at}[${i}]`, out)
   else if (schema && typeof schema === 'object')
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'format' && typeof value === 'string') out.push(`${at}: ${value}`)
@@ -73,8 +73,11 @@ describe('tool definitions', () => {
       ),
     ).toEqual([])
     const update = tools.find((t) => t.name === 'school_update')
-    const email = (update?.inputSchema.properties as Record<string, { description?: string }>)
-      .contact_email
+    const properties = (update?.inputSchema.properties ?? {}) as Record<
+      string,
+      { description?: string }
+    >
+    const email = properties.contact_email
     expect(email?.description).toMatch(/e-mail address/i)
   })
 
