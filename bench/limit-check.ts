@@ -1,5 +1,8 @@
 import { HttpClient, type Reply } from './http.js'
 import type { RequestLoad } from './load-protocol.js'
+import type { Person, Prepared } from './prepare.js'
+import type { Scenario } from './scenarios.js'
+import type { RunningServer, ServerKind } from './servers.js'
 
 /**
  * Before a scenario is measured on the limit server, a sample of its requests goes to both
@@ -33,6 +36,52 @@ const KEY_HEADERS = [
 export interface Difference {
   readonly portico: boolean
   readonly detail: string
+}
+
+/**
+ * Compares, on a sample, the limit server's answers with Portico's for every scenario both
+ * run; by scenario id, what differs (undefined: they agree).
+ */
+export async function checkLimitServer(
+  scenarios: readonly Scenario[],
+  servers: ReadonlyMap<ServerKind, RunningServer>,
+  portico: Prepared | undefined,
+  person: Person,
+): Promise<Record<string, Difference | undefined>> {
+  const checks: Record<string, Difference | undefined> = {}
+  const porticoServer = servers.get('portico')
+  const limit = servers.get('limit')
+  if (!porticoServer || !limit) return checks
+  for (const scenario of scenarios) {
+    if (!scenario.servers.includes('limit')) continue
+    const loadOf = async (kind: ServerKind, origin: string) => {
+      const load = await scenario.load(
+        { server: kind, origin, prepared: portico, person },
+        scenario.pool ? SAMPLE : 0,
+        1,
+      )
+      if (load.kind !== 'request')
+        throw new Error(`${scenario.id}: the limit server serves single requests`)
+      return load
+    }
+    const difference: Difference | undefined = await loadOf('portico', porticoServer.origin).then(
+      async (load) =>
+        compareAnswers(
+          porticoServer.origin,
+          load,
+          limit.origin,
+          await loadOf('limit', limit.origin),
+        ),
+      (error: unknown) => ({
+        // The conditional scenario reads the ETag first; a server without one cannot run it.
+        portico: true,
+        detail: `Portico answers without what the scenario needs: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    )
+    checks[scenario.id] = difference
+    console.log(`limit check ${scenario.id}: ${difference?.detail ?? 'same answers'}`)
+  }
+  return checks
 }
 
 /** Undefined when the two servers answer alike; otherwise what differs. */
