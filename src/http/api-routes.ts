@@ -1,18 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import { ACTIVITY_ROLES, activityEndpoint } from '../api/activity/activity-endpoint.js'
-import { countingRefusals } from '../api/activity/refusals.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
-import { curriculumEndpoints } from '../api/catalogue/curriculum.js'
 import type { Row } from '../api/framework/fields.js'
 import { resourcePaths } from '../api/framework/openapi.js'
-import { type ApiOperation, type Endpoint, openapiPathsOf } from '../api/framework/operation.js'
+import { openapiPathsOf } from '../api/framework/operation.js'
 import { problemResponse } from '../api/framework/problem-response.js'
 import { pathOf } from '../api/framework/resource.js'
-import { resourceOperations } from '../api/framework/resource-operations.js'
-import { accountEndpoints } from '../api/people/own-account-endpoints.js'
-import { progressEndpoints } from '../api/people/progress.js'
+import { apiOperations, ENDPOINTS } from '../api/operations.js'
 import { ProblemError } from '../api/problem.js'
-import { AREAS, RESOURCES } from '../api/registry.js'
+import { RESOURCES } from '../api/registry.js'
 import type { AppDeps } from '../app-deps.js'
 import type { Companion } from '../oauth/bearer.js'
 import type { Role } from '../oauth/roles.js'
@@ -45,26 +41,6 @@ const COLLECTIONS: readonly Collection[] = [
     roles: ACTIVITY_ROLES,
   },
 ]
-
-/** The hand-written operations, declared with defineEndpoint. */
-const ENDPOINTS: readonly Endpoint[] = [
-  ...accountEndpoints,
-  activityEndpoint,
-  ...progressEndpoints,
-  ...curriculumEndpoints,
-  ...AREAS.flatMap((area) => area.endpoints ?? []),
-]
-
-/**
- * Every operation of the API, bound to the application's dependencies; each write counts
- * the calls refused for scope or role per grant (the activity record, issue 21).
- */
-export function apiOperations(deps: AppDeps): ApiOperation[] {
-  return [
-    ...RESOURCES.flatMap((resource) => resourceOperations(resource, deps)),
-    ...ENDPOINTS.map((endpoint) => endpoint.bind(deps)),
-  ].map((operation) => countingRefusals(deps, operation))
-}
 
 /** What GET /api/v1 answers (indexView below). */
 const indexSchema = {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Caller } from '../../../src/api/caller.js'
-import { apiOperations } from '../../../src/http/api-routes.js'
+import { apiOperations } from '../../../src/api/operations.js'
 import { sweep } from '../../../src/main.js'
 import type { Db } from '../../../src/storage/schema.js'
 import { runCli } from '../../support/cli.js'
