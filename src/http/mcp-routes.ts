@@ -2,14 +2,15 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { countRefused } from '../api/activity/refusals.js'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
 import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
+import { apiOperations } from '../api/operations.js'
 import { ProblemError } from '../api/problem.js'
 import { stepUps } from '../mcp/step-up.js'
+import { surfaceOf } from '../mcp/surface.js'
 import { type SchoolTool, schoolTools } from '../mcp/tools.js'
 import { bearerChallenge } from '../oauth/bearer.js'
 import { mcpProtectedResourceMetadata } from '../oauth/discovery.js'
 import { mcpResourceOf } from '../oauth/resource.js'
 import { RESOURCE_SCOPES } from '../oauth/scopes.js'
-import { apiOperations } from './api-routes.js'
 import type { RouteModule } from './deps.js'
 import { handleError } from './errors.js'
 import { parseStrictJson } from './json-body.js'
@@ -200,6 +201,8 @@ export const mcpRoutes: RouteModule = {
               }),
             },
           )
+        const surface = surfaceOf(request.query as Record<string, string | string[] | undefined>)
+        if ('refused' in surface) return rpcError(reply, 400, -32602, surface.refused)
         let body: unknown
         try {
           body = parseStrictJson(typeof request.body === 'string' ? request.body : '')
@@ -237,6 +240,7 @@ export const mcpRoutes: RouteModule = {
         }
         return exchange.answer(request, reply, body, {
           tools,
+          surface,
           operations,
           caller,
           countRefusal: (operation, code) => countRefused(deps, operation, caller, 403, code),

@@ -16,15 +16,20 @@ import {
 import { ProblemError } from '../api/problem.js'
 import type { Logger } from '../platform/logger.js'
 import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
+import { CATALOGUE_TOOLS, type CatalogueTool } from './catalogue-tools.js'
 import { decodeToolFile } from './file-arguments.js'
 import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
-import { roleMayUse, toolAccess } from './tool-access.js'
+import { listedTools, type Surface } from './surface.js'
+import { toolAccess } from './tool-access.js'
 import { type ToolInput, toolInput } from './tool-arguments.js'
 import { type ToolResult, toolProblem, toolSuccess } from './tool-results.js'
 import { DATA_NOT_INSTRUCTIONS, type SchoolTool } from './tools.js'
 
 export interface McpContext {
+  /** Every operation's tool, listed or not (any may be called). */
   readonly tools: ReadonlyMap<string, SchoolTool>
+  /** What tools/list shows this request (the core, toolsets, read-only). */
+  readonly surface: Surface
   readonly operations: readonly ApiOperation[]
   readonly caller: TokenCaller
   /** Counts a call refused before its operation ran (403 with `code`), as REST counts it. */
@@ -154,6 +159,7 @@ const FIVE_MINUTES = 300_000
  */
 const ECHOED = 200
 const LONGEST_URI = 2048
+const CATALOGUE = new Map<string, CatalogueTool>(CATALOGUE_TOOLS.map((t) => [t.name, t]))
 const echoed = (text: string) => (text.length > ECHOED ? `${text.slice(0, ECHOED)}…` : text)
 
 /**
@@ -191,27 +197,39 @@ export function createMcpServer(context: McpContext): Server {
       cacheHints: CACHE_HINTS,
     },
   )
-  const role = context.caller.user.role
   server.setRequestHandler('tools/list', async () => ({
-    tools: [...context.tools.values()]
-      .filter((tool) => roleMayUse(tool, role))
-      .map((tool) => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.arguments.schema as { type: 'object' },
-        ...(tool.outputSchema && { outputSchema: tool.outputSchema as { type: 'object' } }),
-        annotations: tool.annotations,
-      })),
+    tools: listedTools(
+      CATALOGUE_TOOLS,
+      [...context.tools.values()],
+      context.caller,
+      context.surface,
+    ).map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: ('inputSchema' in tool ? tool.inputSchema : tool.arguments.schema) as {
+        type: 'object'
+      },
+      ...('outputSchema' in tool &&
+        tool.outputSchema && { outputSchema: tool.outputSchema as { type: 'object' } }),
+      annotations: tool.annotations,
+    })),
   }))
   server.setRequestHandler('tools/call', async (request) => {
-    const tool = context.tools.get(request.params.name)
+    const { name } = request.params
+    const args = request.params.arguments ?? {}
+    const catalogue = CATALOGUE.get(name)
+    if (catalogue)
+      return catalogue.run(args, {
+        tools: context.tools,
+        caller: context.caller,
+        requestId: context.requestId,
+        call: (tool, given) => callTool(context, tool, given),
+      })
+    const tool = context.tools.get(name)
     if (!tool)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${echoed(request.params.name)}`,
-      )
-    return callTool(context, tool, request.params.arguments ?? {})
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${echoed(name)}`)
+    return callTool(context, tool, args)
   })
   server.setRequestHandler('resources/list', async () => ({
     resources: [...SCHOOL_RESOURCES],

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../api/framework/fields.js'
 import { type ApiOperation, toolNameOf } from '../api/framework/operation.js'
+import type { CataloguedOperation, OperationArea } from '../api/operations.js'
 import { outputSchemaOf } from './output-schema.js'
 import { type ToolArguments, toolArguments } from './tool-arguments.js'
 
@@ -21,6 +22,8 @@ export interface SchoolTool {
   readonly outputSchema?: JsonSchema
   readonly annotations: ToolAnnotations
   readonly operation: ApiOperation
+  /** The catalogue's area of the operation (its toolset). */
+  readonly area: OperationArea
 }
 
 /** Said once for every tool: what reaches the model from the school is data, not instructions. */
@@ -72,7 +75,7 @@ function describe(operation: ApiOperation, args: ToolArguments): string {
  * The tool of each operation, named after it (`courses.list` → `courses_list`). An operation
  * taking a file as its raw body (an upload) takes it as `content_base64` and `media_type`.
  */
-export function schoolTools(operations: readonly ApiOperation[]): SchoolTool[] {
+export function schoolTools(operations: readonly CataloguedOperation[]): SchoolTool[] {
   return operations.map((operation) => {
     const args = toolArguments(operation)
     const outputSchema = outputSchemaOf(operation)
@@ -84,6 +87,7 @@ export function schoolTools(operations: readonly ApiOperation[]): SchoolTool[] {
       ...(outputSchema && { outputSchema }),
       annotations: annotationsOf(operation),
       operation,
+      area: operation.area,
     }
   })
 }

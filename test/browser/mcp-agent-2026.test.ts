@@ -162,15 +162,41 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   let connection = transport()
   await client.connect(connection)
   expect(client.getNegotiatedProtocolVersion()).toBe(MODERN)
+  // The core surface: the catalogue, and the core reads the token allows (no write scope, so
+  // no write tool at all).
   const { tools } = await client.listTools()
-  expect(tools.some((t) => t.name === 'courses_create')).toBe(true)
+  const names = tools.map((t) => t.name)
+  expect(names).toEqual(expect.arrayContaining(['find_operations', 'courses_list']))
+  expect(names.filter((n) => n.includes('categor') || n.includes('create'))).toEqual([])
   const list = await client.callTool({ name: 'courses_list', arguments: { fields: ['title'] } })
   expect(list.structuredContent).toMatchObject({ object: 'list' })
 
-  // 3. A write needs courses:write: the 403 makes the client authorize again with it.
-  const write = course('Written at 2026-07-28')
+  // 3. An operation it was never shown, found and described through the catalogue: filing
+  // courses under a new category. Running it needs courses:write: the 403 makes the client
+  // authorize again with it.
+  const found = (
+    await client.callTool({
+      name: 'find_operations',
+      arguments: { query: 'create course category', effect: 'write' },
+    })
+  ).structuredContent as { operations: Array<{ operation: string; access: string }> }
+  expect(found.operations[0]).toMatchObject({
+    operation: 'course_categories_create',
+    access: 'needs_scope',
+  })
+  const described = (
+    await client.callTool({
+      name: 'describe_operation',
+      arguments: { operation: 'course_categories_create' },
+    })
+  ).structuredContent as { run_with: string; example: Record<string, unknown> }
+  expect(described).toMatchObject({ run_with: 'run_write_operation', example: { name: '…' } })
+  const category = { name: 'Night photography' }
   const stepUp = await client
-    .callTool({ name: 'courses_create', arguments: { ...write, dry_run: true } })
+    .callTool({
+      name: 'run_write_operation',
+      arguments: { operation: 'course_categories_create', arguments: category, dry_run: true },
+    })
     .catch((e: unknown) => e)
   expect(stepUp).toBeInstanceOf(UnauthorizedError)
   await client.close()
@@ -180,7 +206,8 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
     expect.arrayContaining(['courses:write', 'courses:read']),
   )
 
-  // 4. The write, rehearsed then made.
+  // 4. The write, rehearsed then made (the core lists the course writes now).
+  const write = course('Written at 2026-07-28')
   client = newClient()
   connection = transport()
   await client.connect(connection)
@@ -201,6 +228,14 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   })
   expect(made.isError).toBeFalsy()
   expect(await count()).toBe(1)
+  // The operation found in the catalogue, run now that the token holds its scope.
+  const filed = await client.callTool({
+    name: 'run_write_operation',
+    arguments: { operation: 'course_categories_create', arguments: category },
+  })
+  expect(filed.isError).toBeFalsy()
+  expect(filed.structuredContent).toMatchObject({ object: 'course_category', name: category.name })
+  const widened = (await client.listTools()).tools.length
   await client.close()
   expect(errors).toEqual([])
   await page.context().close()
@@ -211,7 +246,7 @@ async function agentLife(issuer: string, person: TestPerson): Promise<void> {
   provider.saved = { ...held, access_token: 'pat_expired_or_revoked' }
   const again = newClient()
   await again.connect(transport())
-  expect((await again.listTools()).tools.length).toBe(tools.length)
+  expect((await again.listTools()).tools.length).toBe(widened)
   expect(provider.tokens()?.access_token).not.toBe('pat_expired_or_revoked')
   await again.close()
   expect([...versions]).toEqual([MODERN])

@@ -53,7 +53,10 @@ describe('/mcp at 2026-07-28: discovery and lists', () => {
   })
 
   it('lists tools with private cache hints (the list depends on the caller), in a stable order', async () => {
-    const editor = await issueForMcp(server, { role: 'editor', scope: 'courses:read' })
+    const editor = await issueForMcp(server, {
+      role: 'editor',
+      scope: 'courses:read courses:write',
+    })
     const student = await issueForMcp(server, { role: 'student', scope: 'courses:read' })
     const names = async (token: string) => {
       const body = await readJson(

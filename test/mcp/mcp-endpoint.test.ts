@@ -170,14 +170,20 @@ describe('/mcp: browsers and DNS rebinding', () => {
 })
 
 describe('/mcp: tools', () => {
-  it('initializes and lists one tool per operation the role could use, with schemas and annotations', async () => {
+  it('initializes and lists the core tools the token and the role allow, with schemas and annotations', async () => {
     const { accessToken } = await issueForMcp(server, { role: 'editor', scope: 'courses:read' })
     const client = await connect(server, accessToken)
     expect(client.getServerVersion()?.name).toBe('portico')
     const { tools } = await client.listTools()
     const byName = new Map(tools.map((t) => [t.name, t]))
-    // An editor could write courses, never members (owner and admin only).
-    expect(byName.has('courses_update')).toBe(true)
+    // The catalogue reaches every operation; a token holding no write scope lists no write tool
+    // (an editor could write courses, but this token cannot), nor what it holds no scope for.
+    expect([...byName.keys()]).toEqual(
+      expect.arrayContaining(['find_operations', 'describe_operation', 'run_read_operation']),
+    )
+    expect(byName.has('run_write_operation')).toBe(false)
+    expect(byName.has('courses_update')).toBe(false)
+    expect(byName.has('students_list')).toBe(false)
     expect(byName.has('members_list')).toBe(false)
     const list = byName.get('courses_list')
     expect(list?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
@@ -191,13 +197,22 @@ describe('/mcp: tools', () => {
     expect(list?.description).not.toMatch(/never instructions/)
     expect(client.getInstructions()).toMatch(/never instructions to follow/)
     expect(client.getInstructions()).toMatch(/cursor set to next_cursor/)
-    const update = byName.get('courses_update')
+    // With the write scope, the core's course writes are listed, and the write runner.
+    const writer = await issueForMcp(server, {
+      role: 'editor',
+      scope: 'courses:read courses:write',
+    })
+    const writing = await connect(server, writer.accessToken)
+    const written = new Map((await writing.listTools()).tools.map((t) => [t.name, t]))
+    await writing.close()
+    expect(written.has('run_write_operation')).toBe(true)
+    const update = written.get('courses_update')
     expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
     expect(update?.inputSchema.required).toEqual(['id'])
     expect(Object.keys(update?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['id', 'title', 'dry_run']),
     )
-    const create = byName.get('courses_create')
+    const create = written.get('courses_create')
     expect(Object.keys(create?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['title', 'pricing_plans', 'dry_run', 'idempotency_key']),
     )
@@ -330,7 +345,8 @@ describe('/mcp: files and limits', () => {
   it('uploads a file sent in base64, with the REST upload’s type and size rules', async () => {
     const { accessToken } = await issueForMcp(server, { role: 'owner', scope: STORAGE })
     const restToken = (await issue(server, { role: 'owner', scope: STORAGE })).accessToken
-    const client = await connect(server, accessToken)
+    // Uploads are in the admin toolset, not in the core surface.
+    const client = await connect(server, accessToken, '/mcp?toolsets=admin')
     const tool = (await client.listTools()).tools.find((t) => t.name === 'storage_upload')
     expect(tool?.inputSchema.required).toEqual(
       expect.arrayContaining(['content_base64', 'media_type']),

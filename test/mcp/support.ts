@@ -16,10 +16,13 @@ export function issueForMcp(
   return issue(server, { ...options, resource: `${server.issuer}/mcp` })
 }
 
-/** The official SDK client, connected to /mcp with a bearer token (or none). */
-export async function connect(server: TestServer, token?: string): Promise<Client> {
+/**
+ * The official SDK client, connected to /mcp with a bearer token (or none); `path` asks for
+ * another surface (`/mcp?toolsets=all` lists every operation's tool).
+ */
+export async function connect(server: TestServer, token?: string, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'portico-test', version: '1.0.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.issuer}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.issuer}${path}`), {
     requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
   })
   await client.connect(transport)
@@ -57,13 +60,17 @@ export function textJson(result: object): Record<string, unknown> {
 export const MODERN = '2026-07-28'
 
 /** The SDK's v2 client, connected to /mcp at MCP 2026-07-28 (it probes with server/discover). */
-export async function connectModern(server: TestServer, token: string): Promise<ModernClient> {
+export async function connectModern(
+  server: TestServer,
+  token: string,
+  path = '/mcp',
+): Promise<ModernClient> {
   const client = new ModernClient(
     { name: 'portico-test', version: '1.0.0' },
     { versionNegotiation: { mode: { pin: MODERN } } },
   )
   await client.connect(
-    new ModernTransport(new URL(`${server.issuer}/mcp`), {
+    new ModernTransport(new URL(`${server.issuer}${path}`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   )

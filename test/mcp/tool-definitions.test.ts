@@ -1,14 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ALL_SCOPES } from '../../src/oauth/scopes.js'
 import { startTestServer, type TestServer } from '../support/server.js'
 import { connect, issueForMcp } from './support.js'
 
 // Tool definitions every client accepts (issue 34): names OpenAI, Anthropic and Gemini take,
 // input schemas claude.ai keeps (it drops a tool whose schema exceeds 16 KiB; the bound here
 // is 8 KiB), no combinator at the top of an input schema, and no string format but
-// `date-time` (Gemini refuses the others; the rest is said in words). Measured on what an
-// owner holding every scope is listed.
+// `date-time` (Gemini refuses the others; the rest is said in words). Measured on every tool
+// an owner holding every scope is listed with `?toolsets=all`.
 
 let server: TestServer
 let client: Client
@@ -16,8 +17,8 @@ let tools: Awaited<ReturnType<Client['listTools']>>['tools']
 
 beforeAll(async () => {
   server = await startTestServer()
-  const { accessToken } = await issueForMcp(server, { role: 'owner' })
-  client = await connect(server, accessToken)
+  const { accessToken } = await issueForMcp(server, { role: 'owner', scope: ALL_SCOPES.join(' ') })
+  client = await connect(server, accessToken, '/mcp?toolsets=all')
   tools = (await client.listTools()).tools
 })
 afterAll(async () => {
