@@ -16,9 +16,22 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** The schema with every string format but `date-time` moved into its description. */
+/** The pattern of an id reference (`^cat_[A-Za-z0-9_-]+$`), and its prefix. */
+const ID_PATTERN = /^\^([a-z]+)_\[A-Za-z0-9_-\]\+\$$/
+
+/**
+ * The schema a tool's input shows a model: every string format but `date-time` moved into its
+ * description, and an id reference said as its prefix (`a cat_… id`) rather than as a pattern
+ * and a length (a fifth of every input schema's tokens; the operation checks both).
+ */
 export function portableSchema(schema: JsonSchema): JsonSchema {
   return portable(schema) as JsonSchema
+}
+
+/** Adds words to a schema's description (first, when it has one). */
+function said(out: Record<string, unknown>, words: string): void {
+  const own = typeof out.description === 'string' ? out.description : undefined
+  out.description = own ? `${words}: ${own}` : words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 function portable(value: unknown): unknown {
@@ -35,8 +48,14 @@ function portable(value: unknown): unknown {
   const format = value.format
   if (typeof format === 'string' && format !== 'date-time') {
     const words = FORMAT_WORDS[format] ?? `in the ${format} format`
-    const said = typeof value.description === 'string' ? value.description : undefined
-    out.description = said ? `${said} (${words})` : words.charAt(0).toUpperCase() + words.slice(1)
+    const own = typeof value.description === 'string' ? value.description : undefined
+    out.description = own ? `${own} (${words})` : words.charAt(0).toUpperCase() + words.slice(1)
+  }
+  const id = typeof value.pattern === 'string' ? ID_PATTERN.exec(value.pattern) : null
+  if (id) {
+    delete out.pattern
+    delete out.maxLength
+    said(out, `a ${id[1]}_… id`)
   }
   return out
 }

@@ -53,6 +53,12 @@ const argumentName = (name: string): string =>
     .replace(/[^A-Za-z0-9_.-]/g, '_')
     .slice(0, 64)
 
+/**
+ * The `fields` argument, said shortly: the server's instructions say how projections, dry runs
+ * and idempotency keys work once, for every tool (server.ts).
+ */
+const FIELDS_ARGUMENT = 'Only these members of each record (id and object always come)'
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -88,7 +94,11 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
       if (targets.has(name)) name = argumentName(`${part}_${member}`)
       if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
       if (part === 'params') fromPath.add(member)
-      properties[name] = portableSchema(memberSchema as JsonSchema)
+      properties[name] = portableSchema(
+        part === 'query' && member === 'fields'
+          ? { ...(memberSchema as JsonSchema), description: FIELDS_ARGUMENT }
+          : (memberSchema as JsonSchema),
+      )
       const commaList = part === 'query' && (memberSchema as JsonSchema).type === 'array'
       targets.set(name, { part, member, ...(commaList && { commaList }) })
       if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)
@@ -111,16 +121,14 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
     properties.dry_run = {
       type: 'boolean',
       default: false,
-      description:
-        'true: check and carry out the change inside a transaction that is then rolled back; nothing is written, the answer shows what would be',
+      description: 'true: rehearse the change, writing nothing',
     }
   if (idempotencyKey)
     properties.idempotency_key = {
       type: 'string',
       minLength: 1,
       maxLength: 255,
-      description:
-        'Any unique string: repeating the call with the same key and arguments (within 24 h) replays the first answer instead of writing twice',
+      description: 'A unique string: a repeat with the same key replays the first answer',
     }
   return {
     schema: {

@@ -52,14 +52,13 @@ function annotationsOf(operation: ApiOperation): ToolAnnotations {
  * the server's instructions (server.ts), not in each of the 138 descriptions.
  */
 function describe(operation: ApiOperation, args: ToolArguments): string {
-  const lines = [`${operation.summary}.`]
+  // The summary is the tool's title: the description says what the title does not.
+  const lines: string[] = []
   if (operation.description) lines.push(operation.description)
   lines.push(`REST equivalent: ${operation.method} ${operation.path}.`)
   if (operation.scope === undefined) lines.push('Needs no particular scope.')
   else if (operation.public)
-    lines.push(
-      `Needs the ${operation.scope} scope for the full records; without it, only what the school shows the public.`,
-    )
+    lines.push(`Needs ${operation.scope} for full records (else: what the public sees).`)
   else lines.push(`Needs the ${operation.scope} scope.`)
   if (operation.roles)
     lines.push(`Only these roles may use it: ${operation.roles.join(', ').replaceAll('_', ' ')}.`)
