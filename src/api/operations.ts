@@ -2,8 +2,8 @@ import type { AppDeps } from '../app-deps.js'
 import { activityEndpoint } from './activity/activity-endpoint.js'
 import { countingRefusals } from './activity/refusals.js'
 import { curriculumEndpoints } from './catalogue/curriculum.js'
-import type { ApiOperation, Endpoint } from './framework/operation.js'
-import { resourceOperations } from './framework/resource-operations.js'
+import type { ApiOperation, Endpoint, OperationSpec } from './framework/operation.js'
+import { resourceOperationSpecs, resourceOperations } from './framework/resource-operations.js'
 import { accountEndpoints } from './people/own-account-endpoints.js'
 import { progressEndpoints } from './people/progress.js'
 import { AREAS, RESOURCES } from './registry.js'
@@ -75,6 +75,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...progressEndpoints,
   ...curriculumEndpoints,
   ...AREAS.flatMap((area) => area.endpoints ?? []),
+]
+
+/**
+ * What every operation is before it is bound, in the catalogue's order: the OpenAPI document's
+ * paths are generated from these (http/api-routes.ts), so an operation and its documentation
+ * cannot part.
+ */
+export const API_OPERATION_SPECS: readonly OperationSpec[] = [
+  ...RESOURCES.flatMap(resourceOperationSpecs),
+  ...ENDPOINTS,
 ]
 
 /** An operation of the catalogue: bound to the application, in its area. */

@@ -2,11 +2,10 @@ import type { FastifyRequest } from 'fastify'
 import { ACTIVITY_ROLES, activityEndpoint } from '../api/activity/activity-endpoint.js'
 import { type Caller, identifyCaller } from '../api/caller.js'
 import type { Row } from '../api/framework/fields.js'
-import { resourcePaths } from '../api/framework/openapi.js'
 import { openapiPathsOf } from '../api/framework/operation.js'
 import { problemResponse } from '../api/framework/problem-response.js'
 import { pathOf } from '../api/framework/resource.js'
-import { apiOperations, ENDPOINTS } from '../api/operations.js'
+import { API_OPERATION_SPECS, apiOperations } from '../api/operations.js'
 import { ProblemError } from '../api/problem.js'
 import { RESOURCES } from '../api/registry.js'
 import type { AppDeps } from '../app-deps.js'
@@ -101,7 +100,7 @@ function callerOf(request: FastifyRequest): Caller {
  */
 export const apiRoutes: RouteModule = {
   openapi: {
-    ...openapiPathsOf(ENDPOINTS, Object.assign({}, ...RESOURCES.map(resourcePaths))),
+    ...openapiPathsOf(API_OPERATION_SPECS),
     '/api/v1': {
       get: {
         operationId: 'getApiIndex',

@@ -1,4 +1,3 @@
-import type { OpenApiPaths } from '../openapi-paths.js'
 import type { JsonSchema } from './fields.js'
 import {
   ALWAYS_PROJECTED,
@@ -12,6 +11,7 @@ import {
   sortableOf,
 } from './list-params.js'
 import { IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE } from './not-modified.js'
+import type { HttpMethod } from './operation.js'
 import { pageSchema } from './page-schema.js'
 import { problemResponse as problem } from './problem-response.js'
 import { pathOf, type ResourceDefinition } from './resource.js'
@@ -88,8 +88,23 @@ export function resourceSchemas(
   )
 }
 
-/** The path items of one resource, derived from the same declaration as its routes. */
-export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
+/** One operation of a resource as the OpenAPI document says it, before it is bound. */
+export interface OperationDoc {
+  /** The operation's name within its collection (`list`, `list_of_course`, `publish` …). */
+  readonly name: string
+  readonly method: HttpMethod
+  /** Fastify-style (`/api/v1/courses/:id`). */
+  readonly path: string
+  readonly openapi: Record<string, unknown>
+}
+
+/**
+ * Every operation of one resource with its OpenAPI entry, derived from the declaration, in
+ * the order the document lists them (under the parent, the collection, the record, the
+ * actions). The operations are made from these (resource-operations.ts), and the document
+ * from the operations.
+ */
+export function resourceOperationDocs(resource: ResourceDefinition): OperationDoc[] {
   const base = pathOf(resource)
   const name = pascal(resource.object)
   const tags = [resource.collection]
@@ -138,12 +153,12 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
     schema: { type: 'string', maxLength: 255 },
     description: 'Replays the first answer for the same key and body (24 h)',
   }
-  const itemPath = resource.singleton ? base : `${base}/{id}`
+  const itemPath = resource.singleton ? base : `${base}/:id`
   const itemParams = resource.singleton ? [] : [idParam]
   const has = (op: ResourceDefinition['operations'][number]) => resource.operations.includes(op)
-  const paths: OpenApiPaths = {}
-  const collection: Record<string, unknown> = {}
-  const item: Record<string, unknown> = {}
+  const docs: OperationDoc[] = []
+  const collection: Record<string, Record<string, unknown>> = {}
+  const item: Record<string, Record<string, unknown>> = {}
 
   if (has('list'))
     collection.get = {
@@ -223,28 +238,46 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
       required: true,
       schema: { type: 'string' },
     }
-    const under: Record<string, unknown> = {}
-    if (collection.get) {
-      const get = collection.get as Record<string, unknown>
-      under.get = {
-        ...get,
-        operationId: `list${pascal(resource.collection)}Of${pascal(owner.object)}`,
-        parameters: [ownerParam, ...(get.parameters as unknown[])],
-      }
-    }
+    const under = `${pathOf(owner)}/:${parent.column}/${parent.segment ?? resource.collection}`
+    if (collection.get)
+      docs.push({
+        name: `list_of_${owner.object}`,
+        method: 'GET',
+        path: under,
+        openapi: {
+          ...collection.get,
+          operationId: `list${pascal(resource.collection)}Of${pascal(owner.object)}`,
+          parameters: [ownerParam, ...(collection.get.parameters as unknown[])],
+        },
+      })
     if (collection.post) {
-      const post = collection.post as Record<string, unknown>
-      under.post = { ...post, parameters: [ownerParam, ...(post.parameters as unknown[])] }
+      const post = collection.post
+      docs.push({
+        name: 'create',
+        method: 'POST',
+        path: under,
+        openapi: { ...post, parameters: [ownerParam, ...(post.parameters as unknown[])] },
+      })
       delete collection.post
     }
-    if (Object.keys(under).length > 0)
-      paths[`${pathOf(owner)}/{${parent.column}}/${parent.segment ?? resource.collection}`] = under
   }
-  if (Object.keys(collection).length > 0 && !resource.singleton) paths[base] = collection
-  if (Object.keys(item).length > 0) paths[itemPath] = item
+  if (!resource.singleton) {
+    if (collection.get)
+      docs.push({ name: 'list', method: 'GET', path: base, openapi: collection.get })
+    if (collection.post)
+      docs.push({ name: 'create', method: 'POST', path: base, openapi: collection.post })
+  }
+  if (item.get) docs.push({ name: 'get', method: 'GET', path: itemPath, openapi: item.get })
+  if (item.patch)
+    docs.push({ name: 'update', method: 'PATCH', path: itemPath, openapi: item.patch })
+  if (item.delete)
+    docs.push({ name: 'delete', method: 'DELETE', path: itemPath, openapi: item.delete })
   for (const action of resource.actions ?? [])
-    paths[`${itemPath}/${action.name}`] = {
-      post: {
+    docs.push({
+      name: action.name,
+      method: 'POST',
+      path: `${itemPath}/${action.name}`,
+      openapi: {
         operationId: `${action.name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())}${name}`,
         summary: action.summary,
         tags,
@@ -258,8 +291,8 @@ export function resourcePaths(resource: ResourceDefinition): OpenApiPaths {
           ...writeErrors,
         },
       },
-    }
-  return paths
+    })
+  return docs
 }
 
 /**

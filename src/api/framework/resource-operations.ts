@@ -1,62 +1,46 @@
 import type { AppDeps } from '../../app-deps.js'
 import type { JsonSchema } from './fields.js'
 import { inputSchemaOf } from './input-schema.js'
-import { resourcePaths, writeSchema } from './openapi.js'
+import { type OperationDoc, resourceOperationDocs, writeSchema } from './openapi.js'
 import {
   type ApiOperation,
   EFFECT_OF_METHOD,
-  type HttpMethod,
   type OperationInput,
   type OperationResult,
-  openapiPath,
+  type OperationSpec,
 } from './operation.js'
-import { pathOf, type ResourceDefinition } from './resource.js'
+import type { ResourceDefinition } from './resource.js'
 import { getRecord, listRecords } from './resource-reads.js'
 import { resourceRuntime } from './resource-runtime.js'
 import { createRecord, deleteRecord, runAction, updateRecord } from './resource-writes.js'
 import { membersSchema } from './structures.js'
 
-/**
- * Every operation of one declared resource, each only if declared, under the same
- * conventions: list (and list under its parent), create, get, update, delete and the
- * actions. Their OpenAPI entries are the ones `resourcePaths` documents the resource with.
- */
-export function resourceOperations(resource: ResourceDefinition, deps: AppDeps): ApiOperation[] {
-  const rt = resourceRuntime(resource, deps)
-  const documented = resourcePaths(resource)
-  const base = pathOf(resource)
-  const item = resource.singleton ? base : `${base}/:id`
-  const has = (op: ResourceDefinition['operations'][number]) => resource.operations.includes(op)
-  const { parent } = resource
-  /** Where a parented resource is listed and created: under its parent. */
-  const nested =
-    rt.parent &&
-    parent &&
-    `${pathOf(rt.parent)}/:${parent.column}/${parent.segment ?? resource.collection}`
-  const { read, write } = resource.scopes
+/** The JSON body an operation of a resource takes, from the same declaration. */
+function bodyOf(resource: ResourceDefinition, doc: OperationDoc): JsonSchema | undefined {
+  if (doc.name === 'create') return writeSchema(resource, 'create')
+  if (doc.name === 'update') return writeSchema(resource, 'update')
+  const action = resource.actions?.find((a) => a.name === doc.name)
+  return action?.input && membersSchema(action.input)
+}
 
-  const operations: ApiOperation[] = []
-  function add(
-    name: string,
-    method: HttpMethod,
-    path: string,
-    /** The handler, given the operation's name (a write records its changes under it). */
-    run: (operation: string) => (input: OperationInput) => Promise<OperationResult>,
-    body?: JsonSchema,
-    prefetch?: ApiOperation['prefetch'],
-  ): void {
-    const openapi = documented[openapiPath(path)]?.[method.toLowerCase()] as
-      | Record<string, unknown>
-      | undefined
-    if (!openapi) throw new Error(`${resource.collection}: ${method} ${path} is not documented`)
+/**
+ * What each operation of one declared resource is, before it is bound to the application:
+ * its name, route, scope, effect, input schema and OpenAPI entry, each only if declared, under
+ * the same conventions (list, and list under its parent; create, get, update, delete, the
+ * actions). The OpenAPI document is generated from these (src/api/operations.ts).
+ */
+export function resourceOperationSpecs(resource: ResourceDefinition): OperationSpec[] {
+  const { read, write } = resource.scopes
+  return resourceOperationDocs(resource).map((doc) => {
+    const { openapi, method } = doc
     const effect = EFFECT_OF_METHOD[method]
     const scope = effect === 'read' ? read : write
+    const body = bodyOf(resource, doc)
     const requestBody = openapi.requestBody as { required?: boolean } | undefined
-    const operation = `${resource.collection}.${name}`
-    operations.push({
-      name: operation,
+    return {
+      name: `${resource.collection}.${doc.name}`,
       method,
-      path,
+      path: doc.path,
       summary: String(openapi.summary),
       ...(scope !== undefined && { scope }),
       ...(effect === 'read' && resource.public && { public: true }),
@@ -67,55 +51,36 @@ export function resourceOperations(resource: ResourceDefinition, deps: AppDeps):
         body && { schema: body, required: requestBody?.required === true },
       ),
       openapi,
-      run: run(operation),
-      ...(prefetch && { prefetch }),
-    })
-  }
+    }
+  })
+}
 
-  if (has('list')) {
-    const list = () => listRecords(resource, deps, rt)
-    add('list', 'GET', base, list)
-    if (nested && rt.parent) add(`list_of_${rt.parent.object}`, 'GET', nested, list)
+/**
+ * Every operation of one declared resource, bound to the application: each spec with the
+ * handler of its kind (a write records its changes under the operation's name).
+ */
+export function resourceOperations(resource: ResourceDefinition, deps: AppDeps): ApiOperation[] {
+  const rt = resourceRuntime(resource, deps)
+  const handlerOf = (
+    spec: OperationSpec,
+    kind: string,
+  ): ((input: OperationInput) => Promise<OperationResult>) => {
+    if (kind === 'list' || kind.startsWith('list_of_')) return listRecords(resource, deps, rt)
+    if (kind === 'create') return createRecord(resource, deps, rt, spec.path, spec.name)
+    if (kind === 'get') return getRecord(resource, deps, rt)
+    if (kind === 'update') return updateRecord(resource, deps, rt, spec.name)
+    if (kind === 'delete') return deleteRecord(resource, deps, rt, spec.name)
+    const action = resource.actions?.find((a) => a.name === kind)
+    if (!action) throw new Error(`${spec.name}: no handler`)
+    return runAction(resource, deps, rt, action, spec.path, spec.name)
   }
-  if (has('create')) {
-    const path = nested || base
-    add(
-      'create',
-      'POST',
-      path,
-      (operation) => createRecord(resource, deps, rt, path, operation),
-      writeSchema(resource, 'create'),
-    )
-  }
-  if (has('get'))
-    add(
-      'get',
-      'GET',
-      item,
-      () => getRecord(resource, deps, rt),
-      undefined,
-      // The record, as a caller with the read scope reads it (load, in resource-runtime.ts).
-      resource.singleton ? undefined : (params) => rt.store.findByKeyStatement(params.id ?? ''),
-    )
-  if (has('update'))
-    add(
-      'update',
-      'PATCH',
-      item,
-      (operation) => updateRecord(resource, deps, rt, operation),
-      writeSchema(resource, 'update'),
-    )
-  if (has('delete'))
-    add('delete', 'DELETE', item, (operation) => deleteRecord(resource, deps, rt, operation))
-  for (const action of resource.actions ?? []) {
-    const path = `${item}/${action.name}`
-    add(
-      action.name,
-      'POST',
-      path,
-      (operation) => runAction(resource, deps, rt, action, path, operation),
-      action.input && membersSchema(action.input),
-    )
-  }
-  return operations
+  return resourceOperationSpecs(resource).map((spec) => {
+    const kind = spec.name.slice(resource.collection.length + 1)
+    // A GET of one record reads its row with the token (load, in resource-runtime.ts).
+    const prefetch: ApiOperation['prefetch'] =
+      kind === 'get' && !resource.singleton
+        ? (params) => rt.store.findByKeyStatement(params.id ?? '')
+        : undefined
+    return { ...spec, run: handlerOf(spec, kind), ...(prefetch && { prefetch }) }
+  })
 }
