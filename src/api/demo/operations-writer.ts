@@ -2,7 +2,7 @@ import type { AppDeps } from '../../app-deps.js'
 import type { Caller } from '../caller.js'
 import type { ApiOperation, OperationResult } from '../framework/operation.js'
 import type { ResourceDefinition } from '../framework/resource.js'
-import { resourceOperations } from '../framework/resource-operations.js'
+import { apiOperations } from '../operations.js'
 import { ProblemError } from '../problem.js'
 import type { JsonObject } from './catalogue/types.js'
 import type { DemoWriter } from './load-catalogue.js'
@@ -13,19 +13,16 @@ import type { DemoWriter } from './load-catalogue.js'
  * operation and the API's problem, so a demo record the API would refuse fails the load.
  */
 export function operationsWriter(deps: AppDeps, caller: Caller): DemoWriter {
-  const bound = new Map<ResourceDefinition, Map<string, ApiOperation>>()
+  // The catalogue's operations, bound once, as HTTP and MCP bind them.
+  let bound: ReadonlyMap<string, ApiOperation> | undefined
   async function call(
     resource: ResourceDefinition,
     name: string,
     params: Record<string, string>,
     body: JsonObject | undefined,
   ): Promise<OperationResult> {
-    let operations = bound.get(resource)
-    if (!operations) {
-      operations = new Map(resourceOperations(resource, deps).map((op) => [op.name, op]))
-      bound.set(resource, operations)
-    }
-    const operation = operations.get(`${resource.collection}.${name}`)
+    bound ??= new Map(apiOperations(deps).map((op) => [op.name, op]))
+    const operation = bound.get(`${resource.collection}.${name}`)
     if (!operation)
       throw new Error(`the demo calls ${resource.collection}.${name}, which is not served`)
     const what = `demo: ${operation.name} ${JSON.stringify(params)}`
