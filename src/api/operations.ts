@@ -7,6 +7,7 @@ import { resourceOperationSpecs, resourceOperations } from './framework/resource
 import { accountEndpoints } from './people/own-account-endpoints.js'
 import { progressEndpoints } from './people/progress.js'
 import { AREAS, RESOURCES } from './registry.js'
+import { apiIndexEndpoint } from './school/api-index.js'
 
 /**
  * The catalogue of operations: every operation of the API, resource and hand-written endpoint
@@ -70,6 +71,7 @@ export function areaOf(operationName: string): OperationArea {
 
 /** The hand-written operations, declared with defineEndpoint. */
 export const ENDPOINTS: readonly Endpoint[] = [
+  apiIndexEndpoint,
   ...accountEndpoints,
   activityEndpoint,
   ...progressEndpoints,

@@ -24,6 +24,7 @@ export interface Surface {
  * 8,000 tokens of what a model reads (test/mcp/tool-surface.test.ts).
  */
 export const CORE_OPERATIONS: ReadonlySet<string> = new Set([
+  'school.overview',
   'courses.list',
   'courses.get',
   'curriculum.get',
