@@ -8,6 +8,7 @@ import { accountEndpoints } from './people/own-account-endpoints.js'
 import { progressEndpoints } from './people/progress.js'
 import { AREAS, RESOURCES } from './registry.js'
 import { apiIndexEndpoint } from './school/api-index.js'
+import { searchEndpoint } from './search/search-endpoint.js'
 
 /**
  * The catalogue of operations: every operation of the API, resource and hand-written endpoint
@@ -23,7 +24,8 @@ export const OPERATION_AREAS = {
   events: 'Events and their attendees',
   content: 'Posts and their categories, pages, forms and submissions, comments, appearance',
   analytics: 'Revenue, sales, students and course reports',
-  admin: 'The school’s settings, the caller’s account, file storage and the activity record',
+  admin:
+    'The school’s settings, the caller’s account, file storage, the activity record, and search across the school',
 } as const
 
 export type OperationArea = keyof typeof OPERATION_AREAS
@@ -59,6 +61,7 @@ const AREA_OF_COLLECTION: Readonly<Record<string, OperationArea>> = {
   account: 'admin',
   storage: 'admin',
   activity: 'admin',
+  search: 'admin',
 }
 
 /** The area of an operation, by its collection; an operation of no known area is a bug. */
@@ -77,6 +80,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...progressEndpoints,
   ...curriculumEndpoints,
   ...AREAS.flatMap((area) => area.endpoints ?? []),
+  searchEndpoint,
 ]
 
 /**

@@ -25,6 +25,7 @@ export interface Surface {
  */
 export const CORE_OPERATIONS: ReadonlySet<string> = new Set([
   'school.overview',
+  'search.records',
   'courses.list',
   'courses.get',
   'curriculum.get',

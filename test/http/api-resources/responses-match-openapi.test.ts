@@ -114,12 +114,22 @@ async function concretePaths(
   return out
 }
 
-/** A report's variants: as is, then each value of each enumerated query parameter. */
+/**
+ * A report's variants: as is, then each value of each enumerated query parameter; a required
+ * text parameter (search's `q`) is given in each, as the letter a (found in most records).
+ */
 function variants(template: string): string[] {
-  const queries = parametersOf(template)
-    .filter((p) => p.in === 'query')
-    .flatMap((p) => ((p.schema?.enum ?? []) as string[]).map((v) => `?${p.name}=${v}`))
-  return ['', ...queries]
+  const query = parametersOf(template).filter((p) => p.in === 'query')
+  const required = query
+    .filter((p) => p.required === true && p.schema?.type === 'string' && !p.schema?.enum)
+    .map((p) => `${p.name}=a`)
+  const queries = query.flatMap((p) =>
+    ((p.schema?.enum ?? []) as string[]).map((v) => `${p.name}=${v}`),
+  )
+  return ['', ...queries].map((q) => {
+    const all = [...required, ...(q ? [q] : [])].join('&')
+    return all ? `?${all}` : ''
+  })
 }
 
 /** The 200 responses of one template for one reader, checked; returns the failures. */
