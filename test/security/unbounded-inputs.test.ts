@@ -115,3 +115,38 @@ describe('MCP: arguments REST takes in its URL or headers are no longer than tho
     expect(stored.filename).toBe(`x${'.'.repeat(145)}.png`)
   })
 })
+
+describe('HTML fields: a tag the sanitiser would take seconds over is refused', () => {
+  const post = (body: string) =>
+    server.fetch('/api/v1/courses', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${htmlToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        title: 'Spaced out',
+        description: body,
+        pricing_plans: [{ name: 'Free', type: 'free', price: { amount: 0, currency: 'USD' } }],
+      }),
+    })
+  let htmlToken: string
+  beforeAll(async () => {
+    htmlToken = (await issue(server, { role: 'owner', scope: 'courses:write' })).accessToken
+  })
+
+  it(
+    'answers one tag of 64 KB full of attributes with 422 at once (it took 23 s)',
+    async () => {
+      const response = await post(`<p ${'x=x '.repeat(15_000)}>`)
+      expect(response.status).toBe(422)
+      expect((await readJson(response)).errors).toContainEqual(
+        expect.objectContaining({ field: 'description', code: 'too_complex' }),
+      )
+    },
+    ANSWER_TIMEOUT,
+  )
+
+  it('keeps long ordinary HTML: many tags, long attributes, quoted spaces', async () => {
+    const paragraph = `<p><a href="https://example.com/${'a'.repeat(1500)}" title="${'word '.repeat(60)}">link</a> ${'text '.repeat(40)}</p>`
+    const response = await post(paragraph.repeat(20))
+    expect(response.status).toBe(201)
+  })
+})
