@@ -22,8 +22,8 @@ export const USAGE = `npm run bench [-- options]
   --rounds N        rounds, the servers interleaved in each (default 3)
   --connections N   concurrent connections of the load generator (default 10)
   --only a,b        only these scenarios (ids: static discovery registration code
-                    authorization refresh introspection userinfo course event conditional courses
-                    catalogue events api-object sign-in)
+                    authorization refresh introspection userinfo course mcp-course event
+                    conditional courses mcp-tools-list catalogue events api-object sign-in)
   --out FILE        write the JSON there instead of bench/results/<time>-<database>.json
   --no-save         write no JSON
   --cpu-prof DIR    profile Portico and the limit server (node --cpu-prof) into DIR, a file

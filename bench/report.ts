@@ -1,7 +1,7 @@
 import type { Scenario } from './scenarios.js'
 import type { ServerKind } from './servers.js'
 
-/** Aggregation of the rounds, the targets of issues 7 and 20, and the table. */
+/** Aggregation of the rounds, the targets of issues 7, 20 and 34, and the table. */
 
 export interface Measurement {
   readonly round: number
@@ -44,6 +44,11 @@ export interface Row {
    * side by side, the median of those ratios.
    */
   readonly versusLimit: number | undefined
+  /**
+   * Portico's CPU per operation over its own in the scenario the target names
+   * (`versusPortico`): in each round, the median of those ratios.
+   */
+  readonly versusPortico: number | undefined
 }
 
 export interface TargetCheck {
@@ -80,6 +85,12 @@ export function aggregate(
         const limit = limitRuns.find((l) => l.round === m.round)
         return limit && limit.cpuMsPerOp > 0 ? [m.cpuMsPerOp / limit.cpuMsPerOp] : []
       })
+      const twin = scenario.target?.versusPortico?.scenario
+      const twinRuns = twin === undefined ? [] : of(twin, 'portico')
+      const perRoundTwin = runs.flatMap((m) => {
+        const other = twinRuns.find((t) => t.round === m.round)
+        return other && other.cpuMsPerOp > 0 ? [m.cpuMsPerOp / other.cpuMsPerOp] : []
+      })
       rows.push({
         scenario: scenario.id,
         title: scenario.title,
@@ -96,6 +107,8 @@ export function aggregate(
         versusProvider:
           server === 'portico' && Number.isFinite(provider) ? ops / provider : undefined,
         versusLimit: server === 'portico' && perRound.length > 0 ? median(perRound) : undefined,
+        versusPortico:
+          server === 'portico' && perRoundTwin.length > 0 ? median(perRoundTwin) : undefined,
       })
     }
   }
@@ -107,7 +120,7 @@ export interface EndOfRun {
   readonly dialect: 'sqlite' | 'postgres'
 }
 
-/** Portico's figures against the targets of issues 7 and 20. */
+/** Portico's figures against the targets of issues 7, 20 and 34. */
 export function checkTargets(
   scenarios: readonly Scenario[],
   rows: readonly Row[],
@@ -118,7 +131,7 @@ export function checkTargets(
   for (const scenario of scenarios) {
     const row = portico(scenario.id)
     if (!row) continue
-    const { versusProvider, versusBaseline, versusLimit } = scenario.target ?? {}
+    const { versusProvider, versusBaseline, versusLimit, versusPortico } = scenario.target ?? {}
     if (versusLimit && 'get' in versusLimit) {
       const limitGet = rows.find((r) => r.scenario === versusLimit.get && r.server === 'limit')
       if (limitGet) {
@@ -136,6 +149,14 @@ export function checkTargets(
           measured: ratio(row.versusLimit),
           met: row.versusLimit <= most,
         })
+    }
+    const twin = versusPortico && portico(versusPortico.scenario)
+    if (versusPortico && twin && row.versusPortico !== undefined) {
+      checks.push({
+        target: `${scenario.id}: CPU ≤ ${versusPortico.most}× Portico's own in ${versusPortico.scenario}`,
+        measured: `${ratio(row.versusPortico)} (${cpu(row.cpuMsPerOp)} vs ${cpu(twin.cpuMsPerOp)} ms, medians)`,
+        met: row.versusPortico <= versusPortico.most,
+      })
     }
     if (versusProvider !== undefined && row.versusProvider !== undefined) {
       checks.push({

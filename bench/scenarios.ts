@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { expectStatus, formField, HttpClient } from './http.js'
 import type { Load } from './load-protocol.js'
+import { MCP_COURSE, MCP_TOOLS_LIST } from './mcp-scenarios.js'
 import { type OAuthServer, type Person, type Prepared, REGISTRATION } from './prepare.js'
 import type { ServerKind } from './servers.js'
 
@@ -39,6 +40,11 @@ export interface Target {
   readonly versusLimit?:
     | { readonly sqlite?: number; readonly postgres?: number }
     | { readonly get: string }
+  /**
+   * Portico's CPU per operation over its own in another scenario of the same run, at most
+   * (issue 34: an MCP request against its REST twin); the median of the rounds' ratios.
+   */
+  readonly versusPortico?: { readonly scenario: string; readonly most: number }
 }
 
 export interface Scenario {
@@ -234,6 +240,7 @@ export const SCENARIOS: readonly Scenario[] = [
       }
     },
   },
+  MCP_COURSE,
   {
     id: 'courses',
     title: 'API: authenticated list of 20 courses',
@@ -250,6 +257,7 @@ export const SCENARIOS: readonly Scenario[] = [
       }
     },
   },
+  MCP_TOOLS_LIST,
   {
     id: 'catalogue',
     title: 'API: anonymous catalogue list (20 courses)',

@@ -52,6 +52,6 @@ export function printSummary(summary: Summary): void {
   console.log(
     `Portico resident memory at the end (${summary.settleMs / 1000} s after the last request): ${Math.round(porticoMemory.rss)} MB (peak ${Math.round(porticoMemory.peak)} MB)`,
   )
-  console.log(`\nTargets (issues 7 and 20):\n${targetLines(checks)}`)
+  console.log(`\nTargets (issues 7, 20 and 34):\n${targetLines(checks)}`)
   console.log(`\n${seconds} s; load average at the end ${machineAtEnd.loadAverage.join(' ')}`)
 }

@@ -34,6 +34,16 @@ export interface McpExchange {
   close(): Promise<void>
 }
 
+/** A complete answer of the 2025 era, read from the SDK's transport. */
+interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly bytes: Buffer
+}
+
+const bytesOf = async (response: Response): Promise<Buffer> =>
+  Buffer.from(await response.arrayBuffer())
+
 export function mcpExchange(url: string, logger: Logger): McpExchange {
   // The context of each request being served, found again by the factory from the request.
   const contexts = new WeakMap<Request, McpContext>()
@@ -47,7 +57,7 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
     onerror: (error) => logger.debug({ err: error }, 'mcp request refused'),
   })
 
-  async function legacy(request: Request, body: unknown, context: McpContext): Promise<Response> {
+  async function legacy(request: Request, body: unknown, context: McpContext): Promise<Answer> {
     const server = createMcpServer(context)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -56,12 +66,9 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
     try {
       await server.connect(transport)
       const response = await transport.handleRequest(request, { parsedBody: body })
-      // Read before the transport closes: a JSON answer is complete once its text is.
-      const text = await response.text()
-      return new Response(text === '' ? null : text, {
-        status: response.status,
-        headers: response.headers,
-      })
+      // Read before the transport closes, once, as the bytes sent: a JSON answer is complete
+      // once they are (decoding and encoding it again cost a tenth of a tools/list).
+      return { status: response.status, headers: response.headers, bytes: await bytesOf(response) }
     } finally {
       await transport.close()
       await server.close()
@@ -72,7 +79,11 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
     async answer(request, reply, body, context) {
       // Ends the exchange (an open stream included) when the client goes away.
       const abort = new AbortController()
-      reply.raw.once('close', () => abort.abort())
+      // A reply always closes; only one closed before it finished is a client gone away (an
+      // abort costs a DOMException and the SDK's handling of it on every request otherwise).
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abort.abort()
+      })
       if (reply.raw.destroyed) abort.abort()
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers)) {
@@ -83,7 +94,7 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
       // Kept until the request is collected: a streamed answer may make its server after
       // fetch has returned.
       contexts.set(web, context)
-      const response = (await isLegacyRequest(web, body))
+      const response: Answer | Response = (await isLegacyRequest(web, body))
         ? await legacy(web, body, context)
         : await modern.fetch(web, { parsedBody: body })
       // The SDK answers a failure of its own or of a handler as a bare 500 and tells only its
@@ -94,11 +105,13 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
       for (const [name, value] of response.headers)
         if (name !== 'content-length') void reply.header(name, value)
       void reply.header('cache-control', 'no-store')
+      if (!(response instanceof Response))
+        return reply.send(response.bytes.length === 0 ? undefined : response.bytes)
       // A stream (an answer that upgraded to server-sent events) is passed on as it comes.
       if (response.headers.get('content-type')?.startsWith('text/event-stream') && response.body)
         return reply.send(response.body)
-      const text = await response.text()
-      return reply.send(text === '' ? undefined : text)
+      const bytes = await bytesOf(response)
+      return reply.send(bytes.length === 0 ? undefined : bytes)
     },
     close: () => modern.close(),
   }

@@ -43,7 +43,8 @@ export function toolSuccess(result: OperationResult): ToolResult {
     return { content: [{ type: 'text', text: `Done (${result.status}): nothing to show.` }] }
   return {
     content: [
-      { type: 'text', text: JSON.stringify(body) },
+      // The JSON the operation serialised already, when it did (for its ETag).
+      { type: 'text', text: result.json ?? JSON.stringify(body) },
       {
         type: 'text',
         text: notes(result, body).join('\n'),
