@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AREA_NAMES } from '../../src/api/operations.js'
+import { API_OPERATION_SPECS, AREA_NAMES } from '../../src/api/operations.js'
+import { CORE_OPERATIONS } from '../../src/mcp/surface.js'
 import { roleAllows } from '../../src/oauth/roles.js'
 import { ALL_SCOPES } from '../../src/oauth/scopes.js'
 import { readJson } from '../support/http.js'
@@ -52,6 +53,11 @@ async function client(scope: string, role: (typeof ROLES)[number] = 'owner', pat
 const listed = async (c: Client) => (await c.listTools()).tools
 
 describe('the core surface', () => {
+  it('names only operations of the catalogue', () => {
+    const names = new Set(API_OPERATION_SPECS.map((o) => o.name))
+    expect([...CORE_OPERATIONS].filter((name) => !names.has(name))).toEqual([])
+  })
+
   it.each(ROLES)(
     'holds at most 20 tools and 8,000 tokens for a %s holding every scope',
     async (role) => {
