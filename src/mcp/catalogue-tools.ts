@@ -1,6 +1,8 @@
 import type { TokenCaller } from '../api/caller.js'
+import type { FieldError } from '../api/conventions.js'
 import type { JsonSchema } from '../api/framework/fields.js'
 import { AREA_NAMES, OPERATION_AREAS } from '../api/operations.js'
+import type { ProblemFields } from '../api/problem.js'
 import { toolAccess } from './tool-access.js'
 import { type ToolResult, toolProblem } from './tool-results.js'
 import type { SchoolTool, ToolAnnotations } from './tools.js'
@@ -105,8 +107,10 @@ function exampleOf(schema: JsonSchema, depth = 0): unknown {
   if (type === 'integer' || type === 'number') return (schema.minimum as number | undefined) ?? 1
   if (type === 'boolean') return false
   if (schema.format === 'date-time') return '2026-01-31T09:00:00Z'
-  const pattern = typeof schema.pattern === 'string' ? /^\^([a-z]+)_$/.exec(schema.pattern) : null
-  if (pattern) return `${pattern[1]}_…`
+  // An id reference says its prefix in words (portable-schema.ts): `A crs_… id`.
+  const id =
+    typeof schema.description === 'string' ? /^A ([a-z]+)_… id/.exec(schema.description) : null
+  if (id) return `${id[1]}_…`
   return '…'
 }
 
@@ -114,6 +118,33 @@ function exampleOf(schema: JsonSchema, depth = 0): unknown {
 function exampleCall(tool: SchoolTool): Record<string, unknown> {
   const example = exampleOf(tool.arguments.schema) as Record<string, unknown>
   return tool.arguments.dryRun ? { ...example, dry_run: true } : example
+}
+
+/** find_operations' arguments that are not what its schema says, as a problem. */
+function refusedArguments(args: Readonly<Record<string, unknown>>): ProblemFields | undefined {
+  const errors: FieldError[] = []
+  if (args.query !== undefined && typeof args.query !== 'string')
+    errors.push({ field: 'query', code: 'type', message: 'query must be a string' })
+  if (args.area !== undefined && !(AREA_NAMES as readonly unknown[]).includes(args.area))
+    errors.push({
+      field: 'area',
+      code: 'enum',
+      message: `area must be one of ${AREA_NAMES.join(', ')}`,
+    })
+  if (args.effect !== undefined && args.effect !== 'read' && args.effect !== 'write')
+    errors.push({ field: 'effect', code: 'enum', message: 'effect must be read or write' })
+  if (
+    args.limit !== undefined &&
+    !(Number.isInteger(args.limit) && Number(args.limit) >= 1 && Number(args.limit) <= 150)
+  )
+    errors.push({ field: 'limit', code: 'range', message: 'limit must be 1 to 150' })
+  if (errors.length === 0) return undefined
+  return {
+    code: 'validation_failed',
+    title: 'Unprocessable Content',
+    detail: errors.map((e) => e.message).join('; '),
+    errors,
+  }
 }
 
 const findOperations: CatalogueTool = {
@@ -143,6 +174,8 @@ const findOperations: CatalogueTool = {
     openWorldHint: false,
   },
   async run(args, use) {
+    const refused = refusedArguments(args)
+    if (refused) return toolProblem(422, refused, use.requestId)
     const wanted = typeof args.query === 'string' ? words(args.query.slice(0, 200)) : []
     const limit = typeof args.limit === 'number' ? Math.max(1, Math.min(150, args.limit)) : 30
     const found = [...use.tools.values()].flatMap((tool, order) => {

@@ -182,6 +182,36 @@ describe('the catalogue reaches every operation', () => {
     expect((coupons.data as Array<{ code: string }>).map((c) => c.code)).not.toContain('DRYRUN10')
   })
 
+  it('describes an operation with an example a model can follow', async () => {
+    const owner = await client(everyScopeOf('owner'))
+    const described = textJson(
+      await owner.callTool({
+        name: 'describe_operation',
+        arguments: { operation: 'enrollments_create' },
+      }),
+    )
+    expect(described).toMatchObject({
+      run_with: 'run_write_operation',
+      scope: 'students:write',
+      access: 'allowed',
+      example: { student_id: 'stu_…', course_id: 'crs_…', dry_run: true },
+    })
+  })
+
+  it('refuses find_operations arguments its schema does not take', async () => {
+    const owner = await client(everyScopeOf('owner'))
+    const refused = await owner.callTool({
+      name: 'find_operations',
+      arguments: { area: 'billing', limit: 0 },
+    })
+    expect(refused.isError).toBe(true)
+    expect(textJson(refused)).toMatchObject({ status: 422, code: 'validation_failed' })
+    expect((textJson(refused).errors as Array<{ field: string }>).map((e) => e.field)).toEqual([
+      'area',
+      'limit',
+    ])
+  })
+
   it('refuses the wrong runner and an unknown operation as tool errors', async () => {
     const owner = await client(everyScopeOf('owner'))
     const wrong = await owner.callTool({
