@@ -46,6 +46,8 @@ interface Operation {
   readonly anonymous: boolean
   /** The scopes that allow it (any one of them). */
   readonly scopes: readonly string[]
+  /** Its required query parameters, given the letter a (search's `q`). */
+  readonly query: string
 }
 
 let server: TestServer
@@ -64,11 +66,15 @@ beforeAll(async () => {
         .filter(([method]) => ['get', 'post', 'patch', 'put', 'delete'].includes(method))
         .map(([method, op]) => {
           const security = (op.security ?? []) as Array<Record<string, string[]>>
+          const required = ((op.parameters ?? []) as Json[])
+            .filter((p) => p.in === 'query' && p.required === true)
+            .map((p) => `${p.name}=a`)
           return {
             method: method.toUpperCase(),
             template,
             anonymous: security.length === 0 || security.some((s) => Object.keys(s).length === 0),
             scopes: security.flatMap((s) => s.oauth2 ?? []),
+            query: required.length > 0 ? `?${required.join('&')}` : '',
           }
         }),
     )
@@ -109,7 +115,7 @@ const get = (path: string, token?: string) =>
 
 /** Calls an operation: reads on real records, writes on made-up ids or with an empty body. */
 function call(op: Operation, token: string): Promise<Response> {
-  if (op.method === 'GET') return get(paths.get(op.template) as string, token)
+  if (op.method === 'GET') return get(`${paths.get(op.template)}${op.query}`, token)
   const path = op.template.replace(/\{\w+\}/g, 'unknown_0')
   const headers: Record<string, string> = { authorization: `Bearer ${token}` }
   if (op.method === 'DELETE') return server.fetch(path, { method: op.method, headers })
