@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { directAnswer } from '../mcp/direct-answers.js'
 import { createMcpServer, type McpContext } from '../mcp/server.js'
 import type { Logger } from '../platform/logger.js'
 
@@ -77,6 +78,25 @@ export function mcpExchange(url: string, logger: Logger): McpExchange {
 
   return {
     async answer(request, reply, body, context) {
+      const header = (name: string) => {
+        const value = request.headers[name]
+        return typeof value === 'string' ? value : undefined
+      }
+      const direct = await directAnswer(
+        {
+          accept: header('accept'),
+          contentType: header('content-type'),
+          protocolVersion: header('mcp-protocol-version'),
+        },
+        body,
+        context,
+      )
+      if (direct !== undefined)
+        return reply
+          .code(200)
+          .header('content-type', 'application/json')
+          .header('cache-control', 'no-store')
+          .send(Buffer.from(direct))
       // Ends the exchange (an open stream included) when the client goes away.
       const abort = new AbortController()
       // A reply always closes; only one closed before it finished is a client gone away (an

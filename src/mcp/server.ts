@@ -182,22 +182,9 @@ const CACHE_HINTS: Record<
   'resources/read': { ttlMs: FIVE_MINUTES, cacheScope: 'public' },
 }
 
-/**
- * The MCP server of one request (the endpoint is stateless, in both eras): the tools the
- * caller's role could ever use, in the order of the operations (stable), and the two
- * documents about the school's API.
- */
-export function createMcpServer(context: McpContext): Server {
-  const server = new Server(
-    { name: 'portico', title: 'Portico school', version: context.version },
-    {
-      capabilities: { tools: { listChanged: false }, resources: {} },
-      instructions: INSTRUCTIONS,
-      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
-      cacheHints: CACHE_HINTS,
-    },
-  )
-  server.setRequestHandler('tools/list', async () => ({
+/** What tools/list answers a request: the tools of its surface, in a stable order. */
+export function toolList(context: McpContext) {
+  return {
     tools: listedTools(
       CATALOGUE_TOOLS,
       [...context.tools.values()],
@@ -214,22 +201,49 @@ export function createMcpServer(context: McpContext): Server {
         tool.outputSchema && { outputSchema: tool.outputSchema as { type: 'object' } }),
       annotations: tool.annotations,
     })),
-  }))
+  }
+}
+
+/** A tools/call of a catalogue tool or an operation's; undefined for a tool of no name known. */
+export function toolCall(
+  context: McpContext,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> | undefined {
+  const catalogue = CATALOGUE.get(name)
+  if (catalogue)
+    return catalogue.run(args, {
+      tools: context.tools,
+      caller: context.caller,
+      requestId: context.requestId,
+      call: (tool, given) => callTool(context, tool, given),
+    })
+  const tool = context.tools.get(name)
+  return tool && callTool(context, tool, args)
+}
+
+/**
+ * The MCP server of one request (the endpoint is stateless, in both eras): the tools the
+ * caller's role could ever use, in the order of the operations (stable), and the two
+ * documents about the school's API.
+ */
+export function createMcpServer(context: McpContext): Server {
+  const server = new Server(
+    { name: 'portico', title: 'Portico school', version: context.version },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {} },
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
+      cacheHints: CACHE_HINTS,
+    },
+  )
+  server.setRequestHandler('tools/list', async () => toolList(context))
   server.setRequestHandler('tools/call', async (request) => {
     const { name } = request.params
-    const args = request.params.arguments ?? {}
-    const catalogue = CATALOGUE.get(name)
-    if (catalogue)
-      return catalogue.run(args, {
-        tools: context.tools,
-        caller: context.caller,
-        requestId: context.requestId,
-        call: (tool, given) => callTool(context, tool, given),
-      })
-    const tool = context.tools.get(name)
-    if (!tool)
+    const answer = await toolCall(context, name, request.params.arguments ?? {})
+    if (!answer)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${echoed(name)}`)
-    return callTool(context, tool, args)
+    return answer
   })
   server.setRequestHandler('resources/list', async () => ({
     resources: [...SCHOOL_RESOURCES],
