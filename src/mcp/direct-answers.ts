@@ -32,6 +32,37 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isJson = (contentType: string | undefined) =>
   contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json'
 
+/** Lists kept serialised, per application's tools: at most this many surfaces each. */
+const KEPT_LISTS = 256
+const keptLists = new WeakMap<McpContext['tools'], Map<string, string>>()
+
+/**
+ * The tools/list result as JSON, made once per surface and caller's role and scopes (what the
+ * list depends on): serialising the core's 19 tools and their schemas was a third of a
+ * tools/list. The oldest kept list makes room when a new one is kept.
+ */
+function listedJson(context: McpContext): string {
+  let kept = keptLists.get(context.tools)
+  if (!kept) {
+    kept = new Map()
+    keptLists.set(context.tools, kept)
+  }
+  const { caller, surface } = context
+  const key = [
+    caller.user.role,
+    surface.readOnly,
+    [...surface.toolsets].sort().join(','),
+    [...caller.scopes].sort().join(' '),
+  ].join('|')
+  let json = kept.get(key)
+  if (json === undefined) {
+    json = JSON.stringify(toolList(context))
+    if (kept.size >= KEPT_LISTS) kept.delete(kept.keys().next().value ?? '')
+    kept.set(key, json)
+  }
+  return json
+}
+
 /** The JSON text of the answer, or undefined when the SDK is to answer the request. */
 export async function directAnswer(
   headers: DirectHeaders,
@@ -50,7 +81,7 @@ export async function directAnswer(
   if (method === 'tools/list') {
     if (params && Object.keys(params).some((key) => key !== 'cursor')) return
     if (params?.cursor !== undefined && typeof params.cursor !== 'string') return
-    return JSON.stringify({ jsonrpc: '2.0', id, result: toolList(context) })
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${listedJson(context)}}`
   }
   if (method !== 'tools/call' || !params || typeof params.name !== 'string') return
   if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments')) return
