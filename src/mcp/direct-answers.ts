@@ -88,5 +88,16 @@ export async function directAnswer(
   if (params.arguments !== undefined && !isRecord(params.arguments)) return
   const answer = toolCall(context, params.name, params.arguments ?? {})
   if (!answer) return
-  return JSON.stringify({ jsonrpc: '2.0', id, result: await answer })
+  try {
+    return JSON.stringify({ jsonrpc: '2.0', id, result: await answer })
+  } catch (error) {
+    // A call fails as a tool error wherever it can (server.ts); what escapes that is answered
+    // as the SDK answers a failed handler, a JSON-RPC internal error, and logged.
+    context.logger.error({ err: error, request_id: context.requestId }, 'mcp tool failed')
+    return JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32603, message: 'Internal error' },
+    })
+  }
 }
