@@ -159,6 +159,18 @@ async function restCourse(prepared: Prepared, id: string): Promise<unknown> {
   }
 }
 
+/** A stateless JSON-RPC request to /mcp with a token for it. */
+function rpcLoad(token: string, method: string, params: Record<string, unknown>): RequestLoad {
+  return {
+    kind: 'request',
+    method: 'POST',
+    path: '/mcp',
+    headers: mcpHeaders(token),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    expect: 200,
+  }
+}
+
 function oauth(context: ScenarioContext): Prepared {
   if (!context.prepared) throw new Error(`${context.server} is not an OAuth server`)
   return context.prepared
@@ -173,19 +185,14 @@ export const MCP_COURSE: Scenario = {
   async load(context) {
     const prepared = oauth(context)
     const id = prepared.courseIds[0] ?? ''
-    const load: RequestLoad = {
-      kind: 'request',
-      method: 'POST',
-      path: '/mcp',
-      headers: mcpHeaders(await mcpToken(prepared, context.person, 'the API scenarios')),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'courses_get', arguments: { id } },
-      }),
-      expect: 200,
-    }
+    const load = rpcLoad(
+      await mcpToken(prepared, context.person, 'the API scenarios'),
+      'tools/call',
+      {
+        name: 'courses_get',
+        arguments: { id },
+      },
+    )
     const { result, raw } = await rpcResult(context, load, 'MCP courses_get')
     const { content, structuredContent, isError } = result
     const [first] = Array.isArray(content) ? (content as unknown[]) : []
@@ -216,14 +223,7 @@ export const MCP_TOOLS_LIST: Scenario = {
   note: 'the bench person’s token for <issuer>/mcp holding every scope their role allows; the target: Portico’s CPU per operation at most its own in the courses scenario (a page of 20), median of the rounds’ ratios',
   async load(context) {
     const prepared = oauth(context)
-    const load: RequestLoad = {
-      kind: 'request',
-      method: 'POST',
-      path: '/mcp',
-      headers: mcpHeaders(await mcpToken(prepared, context.person, 'all')),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      expect: 200,
-    }
+    const load = rpcLoad(await mcpToken(prepared, context.person, 'all'), 'tools/list', {})
     const { result, raw } = await rpcResult(context, load, 'MCP tools/list')
     const tools = Array.isArray(result.tools) ? (result.tools as unknown[]) : []
     const names = tools.map((tool) => (isRecord(tool) ? tool.name : undefined))

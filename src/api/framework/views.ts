@@ -70,6 +70,26 @@ function member<S>(
   }
 }
 
+/** The bounds a number may declare. */
+interface Bounds {
+  readonly minimum?: number
+  readonly maximum?: number
+}
+
+/** An integer or a number, with its bounds: stored as either engine returns it, shown as one. */
+function numeric<S>(type: 'integer' | 'number', options: ShownOptions<S> & Bounds): Shown<S> {
+  const { minimum, maximum } = options
+  return member(
+    {
+      type,
+      ...(minimum !== undefined && { minimum }),
+      ...(maximum !== undefined && { maximum }),
+    },
+    options,
+    Number,
+  )
+}
+
 const toTime = (value: unknown) => (typeof value === 'string' ? value : timestamp(Number(value)))
 
 /** The kinds of members, each with the schema it writes and the conversion it makes. */
@@ -102,34 +122,8 @@ export const shown = {
       options,
     )
   },
-  integer: <S>(
-    options: ShownOptions<S> & { readonly minimum?: number; readonly maximum?: number } = {},
-  ): Shown<S> => {
-    const { minimum, maximum } = options
-    return member(
-      {
-        type: 'integer',
-        ...(minimum !== undefined && { minimum }),
-        ...(maximum !== undefined && { maximum }),
-      },
-      options,
-      Number,
-    )
-  },
-  number: <S>(
-    options: ShownOptions<S> & { readonly minimum?: number; readonly maximum?: number } = {},
-  ): Shown<S> => {
-    const { minimum, maximum } = options
-    return member(
-      {
-        type: 'number',
-        ...(minimum !== undefined && { minimum }),
-        ...(maximum !== undefined && { maximum }),
-      },
-      options,
-      Number,
-    )
-  },
+  integer: <S>(options: ShownOptions<S> & Bounds = {}): Shown<S> => numeric('integer', options),
+  number: <S>(options: ShownOptions<S> & Bounds = {}): Shown<S> => numeric('number', options),
   boolean: <S>(options: ShownOptions<S> = {}): Shown<S> =>
     member({ type: 'boolean' }, options, (value) => value === true || value === 1),
   /** An instant: stored as epoch milliseconds, shown as RFC 3339 in UTC. */
