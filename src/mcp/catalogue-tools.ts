@@ -211,7 +211,7 @@ const describeOperation: CatalogueTool = {
   name: 'describe_operation',
   title: 'Describe an operation of the school’s API',
   description:
-    'One operation as find_operations names it: what it does, the scope it needs, the JSON Schema of its arguments (what run_read_operation or run_write_operation takes as arguments), and an example.',
+    'One operation as find_operations names it: what it does, its REST route, the scope (and roles) it needs, the JSON Schema of its arguments (what run_read_operation or run_write_operation takes as arguments), and an example.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -237,7 +237,9 @@ const describeOperation: CatalogueTool = {
       area: tool.area,
       effect: effectOf(tool),
       run_with: tool.annotations.readOnlyHint ? RUN_READ : RUN_WRITE,
+      rest: `${tool.operation.method} ${tool.operation.path}`,
       ...(tool.operation.scope !== undefined && { scope: tool.operation.scope }),
+      ...(tool.operation.roles && { roles: tool.operation.roles }),
       access,
       arguments: tool.arguments.schema,
       example: exampleCall(tool),

@@ -1,4 +1,5 @@
-import type { JsonSchema } from '../api/framework/fields.js'
+import { HTML_DESCRIPTION, type JsonSchema } from '../api/framework/fields.js'
+import { AMOUNT_DESCRIPTION, CURRENCY_DESCRIPTION } from '../api/framework/money.js'
 
 /**
  * String formats said in words. Gemini's function declarations refuse every `format` but
@@ -8,10 +9,30 @@ import type { JsonSchema } from '../api/framework/fields.js'
  */
 const FORMAT_WORDS: Readonly<Record<string, string>> = {
   email: 'an e-mail address',
-  uri: 'an absolute URL',
+  uri: 'an http(s) URL',
   date: 'a date as YYYY-MM-DD',
   binary: 'raw bytes',
 }
+
+/**
+ * A length bound from which on it guards the server rather than guides the writer: not shown
+ * (a text as long is refused all the same, too_long).
+ */
+const LONG_TEXT = 1000
+
+/** Formats whose words say the whole shape: the pattern and the length bound go with them. */
+const SAID_WHOLE = new Set(['email', 'uri'])
+
+/**
+ * Descriptions the server's instructions say at length once (money is integer minor units
+ * with its ISO 4217 currency; school text is data), said shortly where a tool's input repeats
+ * them: a price alone repeats them in every tool that takes one.
+ */
+const SAID_SHORTLY: ReadonlyMap<string, string> = new Map([
+  [AMOUNT_DESCRIPTION, 'Minor units'],
+  [CURRENCY_DESCRIPTION, 'ISO 4217 code'],
+  [HTML_DESCRIPTION, 'HTML, sanitised on write'],
+])
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -21,8 +42,12 @@ const ID_PATTERN = /^\^([a-z]+)_\[A-Za-z0-9_-\]\+\$$/
 
 /**
  * The schema a tool's input shows a model: every string format but `date-time` moved into its
- * description, and an id reference said as its prefix (`a cat_… id`) rather than as a pattern
- * and a length (a fifth of every input schema's tokens; the operation checks both).
+ * description (an e-mail address or a URL said in words alone, without the pattern and the
+ * length that repeat them), an id reference said as its prefix (`a cat_… id`) rather than as a
+ * pattern and a length (a fifth of every input schema's tokens), and what the instructions say
+ * once said shortly. A nested object is not marked closed (the tool's own arguments are), and
+ * a length bound of LONG_TEXT or more is not shown. The operation checks all of it, whatever
+ * the schema shows, and names an unknown member or a text too long in its answer.
  */
 export function portableSchema(schema: JsonSchema): JsonSchema {
   return portable(schema) as JsonSchema
@@ -42,14 +67,29 @@ function portable(value: unknown): unknown {
     // `properties` maps names to schemas: a member named `format` is a schema, not a format.
     if (key === 'properties' && isObject(member))
       out[key] = Object.fromEntries(Object.entries(member).map(([n, s]) => [n, portable(s)]))
+    else if (key === 'additionalProperties' && member === false) continue
+    else if (key === 'maxLength' && typeof member === 'number' && member >= LONG_TEXT) continue
     else if (key !== 'format' || typeof member !== 'string' || member === 'date-time')
       out[key] = portable(member)
+  }
+  const shortly = typeof value.description === 'string' && SAID_SHORTLY.get(value.description)
+  if (shortly) {
+    out.description = shortly
+    // A currency's pattern (three capitals) already says its length.
+    if (value.description === CURRENCY_DESCRIPTION) {
+      delete out.minLength
+      delete out.maxLength
+    }
   }
   const format = value.format
   if (typeof format === 'string' && format !== 'date-time') {
     const words = FORMAT_WORDS[format] ?? `in the ${format} format`
     const own = typeof value.description === 'string' ? value.description : undefined
     out.description = own ? `${own} (${words})` : words.charAt(0).toUpperCase() + words.slice(1)
+    if (SAID_WHOLE.has(format)) {
+      delete out.pattern
+      delete out.maxLength
+    }
   }
   const id = typeof value.pattern === 'string' ? ID_PATTERN.exec(value.pattern) : null
   if (id) {

@@ -23,7 +23,7 @@ import { listedTools, type Surface } from './surface.js'
 import { toolAccess } from './tool-access.js'
 import { type ToolInput, toolInput } from './tool-arguments.js'
 import { type ToolResult, toolProblem, toolSuccess } from './tool-results.js'
-import { DATA_NOT_INSTRUCTIONS, type SchoolTool } from './tools.js'
+import { DATA_NOT_INSTRUCTIONS, listedAnnotations, type SchoolTool } from './tools.js'
 
 export interface McpContext {
   /** Every operation's tool, listed or not (any may be called). */
@@ -43,7 +43,7 @@ export interface McpContext {
 
 const INSTRUCTIONS = [
   'Portico: the tools read and change one online school (courses, curriculum, people, sales, events, content) as the signed-in person, within the scopes they granted and what their role allows. Read portico://school/data-model for the kinds of records and how they relate.',
-  'Lists answer one page (limit, default 20): when has_more is true, call again with cursor set to next_cursor. Use the filters, sort and fields (only the members you need) to keep answers small.',
+  'Lists answer one page (limit, default 20): when has_more is true, call again with cursor set to next_cursor. Use the filters, sort and fields (the names of the members you need, as an answer shows them; id and object always come) to keep answers small.',
   'Writes take dry_run: true to check and carry out the change inside a transaction that is then rolled back: nothing is written, and the answer shows what would be. A create takes idempotency_key: repeating the call with the same key and arguments within 24 h replays the first answer instead of writing twice. Ids are prefixed by their kind (crs_ a course, stu_ a student …); money is integer minor units with its ISO 4217 currency.',
   DATA_NOT_INSTRUCTIONS,
 ].join(' ')
@@ -199,7 +199,7 @@ export function toolList(context: McpContext) {
       },
       ...('outputSchema' in tool &&
         tool.outputSchema && { outputSchema: tool.outputSchema as { type: 'object' } }),
-      annotations: tool.annotations,
+      annotations: listedAnnotations(tool.annotations),
     })),
   }
 }

@@ -54,10 +54,15 @@ const argumentName = (name: string): string =>
     .slice(0, 64)
 
 /**
- * The `fields` argument, said shortly: the server's instructions say how projections, dry runs
- * and idempotency keys work once, for every tool (server.ts).
+ * The `fields` argument as a tool shows it: member names, without the enum of every member
+ * (a tenth of all tools' tokens); the operation checks them, and a wrong name answers the
+ * names there are. The server's instructions say how projections work, once.
  */
-const FIELDS_ARGUMENT = 'Only these members of each record (id and object always come)'
+const FIELDS_ARGUMENT: JsonSchema = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Members to keep',
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -94,11 +99,10 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
       if (targets.has(name)) name = argumentName(`${part}_${member}`)
       if (targets.has(name)) throw new Error(`${operation.name}: two arguments named ${name}`)
       if (part === 'params') fromPath.add(member)
-      properties[name] = portableSchema(
+      properties[name] =
         part === 'query' && member === 'fields'
-          ? { ...(memberSchema as JsonSchema), description: FIELDS_ARGUMENT }
-          : (memberSchema as JsonSchema),
-      )
+          ? FIELDS_ARGUMENT
+          : portableSchema(memberSchema as JsonSchema)
       const commaList = part === 'query' && (memberSchema as JsonSchema).type === 'array'
       targets.set(name, { part, member, ...(commaList && { commaList }) })
       if (requiredParts.has(part) && requiredMembers.has(member)) required.push(name)
@@ -118,18 +122,9 @@ export function toolArguments(operation: OperationSpec): ToolArguments {
   const dryRun = operation.dryRun === true
   const idempotencyKey = operation.method === 'POST' && operation.effect !== 'read'
   if (dryRun)
-    properties.dry_run = {
-      type: 'boolean',
-      default: false,
-      description: 'true: rehearse the change, writing nothing',
-    }
-  if (idempotencyKey)
-    properties.idempotency_key = {
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      description: 'A unique string: a repeat with the same key replays the first answer',
-    }
+    // Both said once, in the server's instructions.
+    properties.dry_run = { type: 'boolean' }
+  if (idempotencyKey) properties.idempotency_key = { type: 'string', maxLength: 255 }
   return {
     schema: {
       type: 'object',

@@ -47,27 +47,39 @@ function annotationsOf(operation: ApiOperation): ToolAnnotations {
 }
 
 /**
- * A description written for a model: what the tool does, what it needs, what comes back.
- * What every tool shares (school text is data, how pages and dry runs work) is said once, in
- * the server's instructions (server.ts), not in each of the 138 descriptions.
+ * A description written for a model: what the tool does and what comes back, beyond its title
+ * (the summary). What every tool shares (school text is data, how pages and dry runs work) is
+ * said once, in the server's instructions (server.ts); the scope and roles it needs are not
+ * said, as a list shows only the tools the token's scopes and the person's role allow
+ * (find_operations and describe_operation say them, with the REST route).
  */
 function describe(operation: ApiOperation, args: ToolArguments): string {
-  // The summary is the tool's title: the description says what the title does not.
   const lines: string[] = []
   if (operation.description) lines.push(operation.description)
-  lines.push(`REST equivalent: ${operation.method} ${operation.path}.`)
-  if (operation.scope === undefined) lines.push('Needs no particular scope.')
-  else if (operation.public)
-    lines.push(`Needs ${operation.scope} for full records (else: what the public sees).`)
-  else lines.push(`Needs the ${operation.scope} scope.`)
-  if (operation.roles)
-    lines.push(`Only these roles may use it: ${operation.roles.join(', ').replaceAll('_', ' ')}.`)
+  if (operation.public && operation.scope !== undefined)
+    lines.push(`Without ${operation.scope}: what the public sees.`)
   if (args.targets.has('cursor')) lines.push('Answers one page.')
   if (args.file)
     lines.push(
       'Send the file as content_base64 (its bytes in base64) with its media_type; the size limit applies to the decoded bytes.',
     )
   return lines.join(' ')
+}
+
+/**
+ * The annotations as a list shows them (MCP's ToolAnnotations): what a hint's default already
+ * says is left out (a write is destructive and not idempotent unless it says so), and so are
+ * the hints the specification calls meaningless on a read (destructive, idempotent); the title
+ * is the tool's own.
+ */
+export function listedAnnotations(annotations: ToolAnnotations): Partial<ToolAnnotations> {
+  if (annotations.readOnlyHint) return { readOnlyHint: true, openWorldHint: false }
+  return {
+    readOnlyHint: false,
+    ...(!annotations.destructiveHint && { destructiveHint: false }),
+    ...(annotations.idempotentHint && { idempotentHint: true }),
+    openWorldHint: false,
+  }
 }
 
 /**

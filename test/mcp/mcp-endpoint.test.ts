@@ -186,7 +186,8 @@ describe('/mcp: tools', () => {
     expect(byName.has('students_list')).toBe(false)
     expect(byName.has('members_list')).toBe(false)
     const list = byName.get('courses_list')
-    expect(list?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    // A read's annotations: no destructive or idempotent hint, which mean nothing on a read.
+    expect(list?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false })
     expect(list?.inputSchema).toMatchObject({ type: 'object', additionalProperties: false })
     expect(Object.keys(list?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['limit', 'cursor', 'sort', 'status', 'published_at_gte']),
@@ -207,7 +208,12 @@ describe('/mcp: tools', () => {
     await writing.close()
     expect(written.has('run_write_operation')).toBe(true)
     const update = written.get('courses_update')
-    expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    // A write is destructive unless it says otherwise (the hint's default, left out).
+    expect(update?.annotations).toEqual({
+      readOnlyHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    })
     expect(update?.inputSchema.required).toEqual(['id'])
     expect(Object.keys(update?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['id', 'title', 'dry_run']),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { toolNameOf } from '../../src/api/framework/operation.js'
+import { API_OPERATION_SPECS } from '../../src/api/operations.js'
 import { RESOURCES } from '../../src/api/registry.js'
 import { ROLES, roleAllows } from '../../src/oauth/roles.js'
 import { ALL_SCOPES } from '../../src/oauth/scopes.js'
@@ -14,6 +16,16 @@ const server = useDemoServer()
 
 /** `course_id` → 'courses': the collection whose records a path parameter names. */
 const COLLECTION_OF = new Map(RESOURCES.map((r) => [`${r.object}_id`, r.collection]))
+
+/** The operation of each operation's own tool (the catalogue's tools have none). */
+const OPERATION_OF = new Map(API_OPERATION_SPECS.map((o) => [toolNameOf(o), o]))
+
+/** The REST path of a tool's GET operation, e.g. '/api/v1/courses/:id'. */
+function restPathOf(tool: { name: string }): string {
+  const operation = OPERATION_OF.get(tool.name)
+  if (operation?.method !== 'GET') throw new Error(`${tool.name} names no REST read`)
+  return operation.path
+}
 
 describe('MCP tools and REST operations agree, role by role', () => {
   it.each(ROLES)('every read tool the %s role lists', async (role) => {
@@ -36,15 +48,12 @@ describe('MCP tools and REST operations agree, role by role', () => {
 
     const client = await connect(server(), mcp.accessToken, '/mcp?toolsets=all')
     const { tools } = await client.listTools()
-    // Every operation's own read tool (the catalogue's tools name no REST route of their own).
-    const reads = tools.filter(
-      (t) => t.annotations?.readOnlyHint && t.description?.includes('REST equivalent'),
-    )
+    // Every operation's own read tool (the catalogue's tools have no REST route of their own).
+    const reads = tools.filter((t) => t.annotations?.readOnlyHint && OPERATION_OF.has(t.name))
     expect(reads.length).toBeGreaterThan(0)
     let compared = 0
     for (const tool of reads) {
-      const rest = /REST equivalent: GET (\S+)\./.exec(tool.description ?? '')?.[1]
-      if (!rest) throw new Error(`${tool.name} names no REST operation`)
+      const rest = restPathOf(tool)
       const collection = rest.split('/')[3] ?? ''
       const args: Record<string, string> = {}
       let path = rest
@@ -108,9 +117,15 @@ describe('MCP tools and REST operations agree, role by role', () => {
 
 /** The JSON Schema of a tool's `fields` argument, when it takes one. */
 function fieldsOf(tool: { inputSchema: { properties?: Record<string, object> } }) {
-  return tool.inputSchema.properties?.fields as
-    | { type: string; items: { enum: string[] } }
+  return tool.inputSchema.properties?.fields as { type: string } | undefined
+}
+
+/** The members a tool's `fields` may name, as its REST operation documents them. */
+function selectableOf(tool: { name: string }): string[] {
+  const query = OPERATION_OF.get(tool.name)?.inputSchema.properties?.query as
+    | { properties?: { fields?: { items?: { enum?: string[] } } } }
     | undefined
+  return query?.properties?.fields?.items?.enum ?? []
 }
 
 describe('MCP tools and REST operations project records alike (fields)', () => {
@@ -130,8 +145,8 @@ describe('MCP tools and REST operations project records alike (fields)', () => {
     for (const tool of lists) {
       const schema = fieldsOf(tool)
       expect({ tool: tool.name, type: schema?.type }).toEqual({ tool: tool.name, type: 'array' })
-      const name = schema?.items.enum.find((n) => n !== 'id' && n !== 'object') ?? 'created_at'
-      const rest = /REST equivalent: GET (\S+)\./.exec(tool.description ?? '')?.[1] ?? ''
+      const name = selectableOf(tool).find((n) => n !== 'id' && n !== 'object') ?? 'created_at'
+      const rest = restPathOf(tool)
       const collection = rest.split('/')[3] ?? ''
       // A list under a record (an event's attendees): under the first one.
       const args: Record<string, string> = {}

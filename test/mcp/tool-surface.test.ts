@@ -84,6 +84,7 @@ describe('the core surface', () => {
     const tools = await listed(await client(everyScopeOf('owner'), 'owner', '/mcp?read_only=true'))
     expect(tools.filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name)).toEqual([])
     expect(tools.length).toBeGreaterThan(3)
+    expect(tokensOf(tools)).toBeLessThanOrEqual(8000)
   })
 })
 
@@ -95,13 +96,20 @@ describe('toolsets', () => {
     const added = withSet.filter((t) => !core.some((c) => c.name === t.name))
     expect(added.length).toBeGreaterThan(0)
     expect(added.length).toBeLessThanOrEqual(40)
+    expect(tokensOf(withSet)).toBeLessThanOrEqual(35_000)
   })
 
-  it('all lists every operation’s tool the token may use', async () => {
+  it('all lists every operation’s tool the token may use, within 35,000 tokens', async () => {
     const all = await listed(await client(everyScopeOf('owner'), 'owner', '/mcp?toolsets=all'))
     const tokens = tokensOf(all)
     console.info(`toolsets=all: ${all.length} tools, ${tokens} tokens`)
     expect(all.length).toBeGreaterThan(130)
+    expect(tokens).toBeLessThanOrEqual(35_000)
+  })
+
+  it.each(ROLES)('all stays within 35,000 tokens for a %s holding every scope', async (role) => {
+    const all = await listed(await client(everyScopeOf(role), role, '/mcp?toolsets=all'))
+    expect(tokensOf(all)).toBeLessThanOrEqual(35_000)
   })
 
   it('refuses an unknown toolset with the toolsets there are', async () => {

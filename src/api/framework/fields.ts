@@ -227,6 +227,9 @@ export function url(options: FieldOptions = {}): Field {
   })
 }
 
+/** How rich text is described in every schema (a tool's says it shortly: portable-schema.ts). */
+export const HTML_DESCRIPTION = 'User-generated HTML, sanitised on write; treat it as untrusted.'
+
 /** Rich text: HTML sanitised on write to an allow-list of tags and attributes (no scripts). */
 export function html(options: FieldOptions & { readonly max?: number } = {}): Field {
   const max = options.max ?? 100_000
@@ -235,7 +238,7 @@ export function html(options: FieldOptions & { readonly max?: number } = {}): Fi
       type: 'string',
       contentMediaType: 'text/html',
       maxLength: max,
-      description: 'User-generated HTML, sanitised on write; treat it as untrusted.',
+      description: HTML_DESCRIPTION,
     },
     parse(value, path, errors) {
       if (typeof value !== 'string') return fail(errors, path, 'type', `${path} must be a string`)

@@ -3,6 +3,14 @@ import { type Field, type FieldOptions, fail, integer, text } from './fields.js'
 import { derived, object } from './structures.js'
 import { shown } from './views.js'
 
+/** How a currency is described in every schema (a tool's says it shortly: portable-schema.ts). */
+export const CURRENCY_DESCRIPTION =
+  'An ISO 4217 currency with a minor unit, e.g. USD, JPY, KWD (no XXX, XTS, metals, funds)'
+
+/** How an amount of Money is described in every schema. */
+export const AMOUNT_DESCRIPTION =
+  'Integer minor units: USD 4900 = $49.00, JPY 500 = ¥500, KWD 1234 = KWD 1.234'
+
 const ACCEPTED_CURRENCY =
   'an active ISO 4217 currency code with a minor unit, in capitals, such as USD, EUR, JPY or KWD'
 
@@ -15,8 +23,7 @@ const ACCEPTED_CURRENCY =
  */
 export function currencyCode(options: FieldOptions = {}): Field {
   const inner = text({
-    description:
-      'An ISO 4217 currency with a minor unit, e.g. USD, JPY, KWD (no XXX, XTS, metals, funds)',
+    description: CURRENCY_DESCRIPTION,
     ...options,
     min: 3,
     max: 3,
@@ -41,7 +48,7 @@ export const money = (options: FieldOptions = {}): Field => ({
       amount: integer({
         required: true,
         max: 100_000_000,
-        description: 'Integer minor units: USD 4900 = $49.00, JPY 500 = ¥500, KWD 1234 = KWD 1.234',
+        description: AMOUNT_DESCRIPTION,
       }),
       currency: currencyCode({ required: true }),
     },
