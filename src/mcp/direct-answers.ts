@@ -1,4 +1,5 @@
 import { MCP_PROTOCOL_VERSIONS, type McpContext, toolCall, toolList } from './server.js'
+import { toolResultJson } from './tool-results.js'
 
 /**
  * The two requests agents send most, `tools/list` and `tools/call`, answered without the
@@ -89,7 +90,8 @@ export async function directAnswer(
   const answer = toolCall(context, params.name, params.arguments ?? {})
   if (!answer) return
   try {
-    return JSON.stringify({ jsonrpc: '2.0', id, result: await answer })
+    const result = toolResultJson(await answer)
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
   } catch (error) {
     // A call fails as a tool error wherever it can (server.ts); what escapes that is answered
     // as the SDK answers a failed handler, a JSON-RPC internal error, and logged.

@@ -122,9 +122,10 @@ function fieldsOf(tool: { inputSchema: { properties?: Record<string, object> } }
 
 /** The members a tool's `fields` may name, as its REST operation documents them. */
 function selectableOf(tool: { name: string }): string[] {
-  const query = OPERATION_OF.get(tool.name)?.inputSchema.properties?.query as
-    | { properties?: { fields?: { items?: { enum?: string[] } } } }
+  const parts = OPERATION_OF.get(tool.name)?.inputSchema.properties as
+    | { query?: { properties?: { fields?: { items?: { enum?: string[] } } } } }
     | undefined
+  const query = parts?.query
   return query?.properties?.fields?.items?.enum ?? []
 }
 

@@ -50,6 +50,11 @@ export interface OperationResult {
   readonly location?: string
   /** Further response metadata: cache-control, data-visibility, idempotent-replayed, retry-after … */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * A page of a list answered as `json`: its body's `next_cursor` (null on the last page), for
+   * a binding that tells it beside the JSON without parsing it (MCP's notes to the model).
+   */
+  readonly page?: { readonly nextCursor: string | null }
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'

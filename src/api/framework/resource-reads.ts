@@ -53,6 +53,7 @@ export function listRecords(resource: ResourceDefinition, deps: AppDeps, rt: Res
     return {
       status: 200,
       json: parts.join(''),
+      page: { nextCursor: cursor },
       headers: { 'cache-control': 'no-store', 'data-visibility': full ? 'full' : 'public' },
     }
   }
