@@ -31,6 +31,11 @@ export interface Config {
   readonly unusedClientTtl: number
   /** Days the activity record (what each app changed) is kept; the sweeper trims older changes. */
   readonly activityRetentionDays: number
+  /**
+   * Whether writes made with an access token wait for a yes where their confirmation says so
+   * (issue 35). Off: no call waits, whatever the policy (test environments, bulk imports).
+   */
+  readonly confirmations: boolean
   /** Where rate-limit counters live when not in the database: a `redis://` URL shared by every instance. */
   readonly redisUrl: string | undefined
   /** PostgreSQL pool bounds; SQLite has one connection and a 5 s busy timeout. */
@@ -96,6 +101,8 @@ export interface Lifetimes {
   readonly grantMaximum: number
   readonly idToken: number
   readonly session: number
+  /** How long a held call's approval waits for a yes, and then to be used (issue 35). */
+  readonly approval: number
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -154,6 +161,7 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       7 * 86400,
     ),
     activityRetentionDays: integer('PORTICO_ACTIVITY_RETENTION_DAYS', '90', 1, 36_500),
+    confirmations: parseSwitch('PORTICO_CONFIRMATIONS', get('PORTICO_CONFIRMATIONS') ?? 'on'),
     redisUrl: parseRedisUrl(get('REDIS_URL')),
     databasePool: Object.freeze({
       size: integer('PORTICO_DATABASE_POOL_SIZE', '10', 1, 1000),
@@ -179,6 +187,7 @@ export function parseConfig(env: Source, flags: Source = {}): Config {
       ),
       idToken: parseSeconds('PORTICO_ID_TOKEN_TTL', get('PORTICO_ID_TOKEN_TTL'), 3600),
       session: parseSeconds('PORTICO_SESSION_TTL', get('PORTICO_SESSION_TTL'), 12 * 3600),
+      approval: parseSeconds('PORTICO_APPROVAL_TTL', get('PORTICO_APPROVAL_TTL'), 15 * 60),
     }),
     ownerEmail: parseEmail(
       'PORTICO_OWNER_EMAIL',
@@ -337,6 +346,13 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
     throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
   }
   return value
+}
+
+/** `on` or `off`, nothing else. */
+function parseSwitch(name: string, raw: string): boolean {
+  if (raw === 'on') return true
+  if (raw === 'off') return false
+  throw new ConfigError(`${name} must be on or off`)
 }
 
 function parseSeconds(name: string, raw: string | undefined, fallback: number): number {

@@ -15,6 +15,7 @@ import { pinnedFetch, type Resolver, systemResolver } from './platform/outbound/
 import { isLoopbackAddress } from './platform/outbound/special-use-addresses.js'
 import { cryptoRandom, type Random } from './platform/random.js'
 import { sweepActivity } from './storage/activity.js'
+import { sweepApprovals } from './storage/approvals.js'
 import { createAuthorizationRequestStore } from './storage/authorization-requests.js'
 import { createClientStore } from './storage/clients.js'
 import { createConsentStore } from './storage/consents.js'
@@ -231,6 +232,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
   await deps.grants.sweep(now)
   await deps.clients.sweepUnused(now - deps.config.unusedClientTtl * 1000, now)
   await sweepActivity(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
+  await sweepApprovals(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
 }
 
 export type { Database }

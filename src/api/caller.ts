@@ -19,7 +19,19 @@ export type Caller =
        * its writes are no app's, and the activity record leaves them out.
        */
       readonly recorded?: false
+      /**
+       * The approval this call runs under, when it needed a yes (issue 35): recorded with
+       * the change it makes (src/api/approvals/confirmations.ts sets it).
+       */
+      readonly approval?: ApprovalOfCall
     }
+
+/** Who said yes to a held call, and when. */
+export interface ApprovalOfCall {
+  readonly id: string
+  readonly approvedBy: string
+  readonly approvedAt: number
+}
 
 /** A protected resource other than the API (the MCP endpoint): its identifier and metadata. */
 export interface ProtectedResource {

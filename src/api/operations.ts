@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app-deps.js'
 import { activityEndpoint } from './activity/activity-endpoint.js'
 import { countingRefusals } from './activity/refusals.js'
+import { confirming } from './approvals/confirmations.js'
 import { curriculumEndpoints } from './catalogue/curriculum.js'
 import type { ApiOperation, Endpoint, OperationSpec } from './framework/operation.js'
 import { resourceOperationSpecs, resourceOperations } from './framework/resource-operations.js'
@@ -99,14 +100,15 @@ export type CataloguedOperation = ApiOperation & { readonly area: OperationArea 
 /**
  * Every operation of the API, bound to the application's dependencies, in the catalogue's
  * order (the resources' declarations, then the hand-written ones); each write counts the
- * calls refused for scope or role per grant (the activity record, issue 21).
+ * calls refused for scope or role per grant (the activity record, issue 21), and waits for
+ * a yes when its confirmation says so (approvals/policy.ts, issue 35).
  */
 export function apiOperations(deps: AppDeps): CataloguedOperation[] {
   return [
     ...RESOURCES.flatMap((resource) => resourceOperations(resource, deps)),
     ...ENDPOINTS.map((endpoint) => endpoint.bind(deps)),
   ].map((operation) => ({
-    ...countingRefusals(deps, operation),
+    ...countingRefusals(deps, confirming(deps, operation)),
     area: areaOf(operation.name),
   }))
 }

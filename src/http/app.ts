@@ -10,6 +10,7 @@ import type { AppDeps } from '../app-deps.js'
 import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-page-routes.js'
 import { apiRoutes } from './api-routes.js'
+import { approvalRoutes } from './approval-routes.js'
 import { hasRepeatedAuthorization, repeatedAuthorizationError } from './authorization-header.js'
 import { authorizeRoutes } from './authorize-routes.js'
 import type { AppContext, RouteModule } from './deps.js'
@@ -37,6 +38,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   authorizeRoutes,
   loginRoutes,
   accountRoutes,
+  approvalRoutes,
   apiRoutes,
   filesRoutes,
   mcpRoutes,

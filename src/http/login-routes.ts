@@ -7,6 +7,7 @@ import { isActive } from '../storage/users.js'
 import { loginPage } from '../views/login-page.js'
 import { STYLESHEET } from '../views/stylesheet.js'
 import type { UnverifiedTool } from '../views/unverified-tool-warning.js'
+import { APPROVAL_ID } from './approval-routes.js'
 import {
   clearCookie,
   cookieNames,
@@ -30,7 +31,12 @@ interface LoginForm {
   password?: unknown
   csrf?: unknown
   request?: unknown
+  approval?: unknown
 }
+
+/** The approval page a sign-in returns to (issue 35), when the value is an approval's id. */
+const approvalToReturnTo = (value: unknown): string | undefined =>
+  typeof value === 'string' && APPROVAL_ID.test(value) ? value : undefined
 
 /** Sign-in and sign-out pages, the signed-in page, and the stylesheet. */
 export const loginRoutes: RouteModule = {
@@ -49,25 +55,31 @@ export const loginRoutes: RouteModule = {
       redirect(reply, (await currentSession(request, deps)) ? '/account' : '/login'),
     )
 
-    app.get<{ Querystring: { request?: string } }>('/login', html, async (request, reply) => {
-      const browser = ensureBrowserToken(request, reply, deps)
-      const pending = await pendingRequest(deps, request.query.request)
-      const brand = await deps.school.brand()
-      return sendPage(
-        reply,
-        200,
-        loginPage({
-          school: brand.name,
+    app.get<{ Querystring: { request?: string; approval?: string } }>(
+      '/login',
+      html,
+      async (request, reply) => {
+        const browser = ensureBrowserToken(request, reply, deps)
+        const pending = await pendingRequest(deps, request.query.request)
+        const approval = approvalToReturnTo(request.query.approval)
+        const brand = await deps.school.brand()
+        return sendPage(
+          reply,
+          200,
+          loginPage({
+            school: brand.name,
+            brand,
+            csrf: loginCsrf(browser),
+            request: pending?.id,
+            approval,
+            clientName: pending?.clientName,
+            unverified: pending?.unverified,
+            email: pending?.loginHint,
+          }),
           brand,
-          csrf: loginCsrf(browser),
-          request: pending?.id,
-          clientName: pending?.clientName,
-          unverified: pending?.unverified,
-          email: pending?.loginHint,
-        }),
-        brand,
-      )
-    })
+        )
+      },
+    )
 
     app.post<{ Body: LoginForm }>('/login', html, async (request, reply) => {
       const form = request.body ?? {}
@@ -86,6 +98,7 @@ export const loginRoutes: RouteModule = {
         deps,
         typeof form.request === 'string' ? form.request : undefined,
       )
+      const approval = approvalToReturnTo(form.approval)
       const brand = await deps.school.brand()
       const again = (status: number, error: string) =>
         sendPage(
@@ -96,6 +109,7 @@ export const loginRoutes: RouteModule = {
             brand,
             csrf: loginCsrf(browser),
             request: pending?.id,
+            approval,
             clientName: pending?.clientName,
             unverified: pending?.unverified,
             email,
@@ -168,7 +182,9 @@ export const loginRoutes: RouteModule = {
         reply,
         pending
           ? `/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`
-          : '/account',
+          : approval
+            ? `/approvals/${encodeURIComponent(approval)}`
+            : '/account',
       )
     })
 

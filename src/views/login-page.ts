@@ -10,6 +10,8 @@ export interface LoginPageModel {
   readonly csrf: string
   /** The pending authorization request this sign-in continues, if any. */
   readonly request?: string
+  /** The approval page this sign-in returns to (an approval's id), if any. */
+  readonly approval?: string
   /** Which application asked, when signing in for one. */
   readonly clientName?: string
   /** Set when nobody at the school vetted that application: the unverified-tool warning. */
@@ -25,12 +27,14 @@ export function loginPage(model: LoginPageModel): string {
     brand: model.brand,
     body: html`<section class="card">
 <h1>Sign in</h1>
+${model.approval && !model.request ? html`<p>An app is waiting for your yes. Sign in to see what it asks.</p>` : ''}
 ${shownClientName(model.clientName) ? html`<p><strong>${shownClientName(model.clientName)}</strong> wants to access your account at ${model.school}. Sign in to continue.</p>` : ''}
 ${model.clientName && model.unverified ? unverifiedToolWarning(model.school, model.unverified) : ''}
 ${model.error ? html`<p class="error" role="alert" id="login-error">${model.error}</p>` : ''}
 <form method="post" action="/login" ${model.error ? html`aria-describedby="login-error"` : ''}>
 <input type="hidden" name="csrf" value="${model.csrf}">
 ${model.request ? html`<input type="hidden" name="request" value="${model.request}">` : ''}
+${model.approval ? html`<input type="hidden" name="approval" value="${model.approval}">` : ''}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${model.email ?? ''}" ${model.email ? '' : html`autofocus`}>
 <label for="password">Password</label>

@@ -59,6 +59,7 @@ export async function startCliServer(env: Record<string, string>): Promise<CliSe
       HOST: '127.0.0.1',
       PORT: String(port),
       PORTICO_ISSUER: url,
+      PORTICO_CONFIRMATIONS: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,6 +21,7 @@ export const HIGH_LIMITS: Readonly<Record<string, string>> = {
   PORTICO_AUTHORIZE_RATE_LIMIT: '100000',
   PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS: '100000',
   PORTICO_INVALID_GRANT_LIMIT: '100000',
+  PORTICO_CONFIRMATIONS: 'off',
 }
 
 /** Requests sent to one base URL, as the flow helpers send them. */

@@ -12,6 +12,7 @@ export async function prepareDeps(): Promise<{ database: TestDatabase; deps: App
       PORTICO_ISSUER: 'https://school.example',
       DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
+      PORTICO_CONFIRMATIONS: 'off',
       PORTICO_KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-0123',
     }),
   )

@@ -42,6 +42,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PORTICO_AUTHORIZE_RATE_LIMIT: '100000',
     PORTICO_PENDING_AUTHORIZATIONS_PER_ADDRESS: '100000',
     PORTICO_INVALID_GRANT_LIMIT: '100000',
+    // No call waits for a yes unless a test turns confirmations on (test/http/approvals).
+    PORTICO_CONFIRMATIONS: 'off',
     ...options.env,
   })
   const lines: string[] = []

@@ -66,6 +66,13 @@ export const activityRecords = defineResource({
     record_type: nullableText('The changed record’s object, e.g. course'),
     record_id: text({ ...readOnly, nullable: true, filter: true, description: 'Its id' }),
     changes: structure(changesList, () => undefined, readOnly),
+    approval_id: nullableText('The approval the change waited for (apr_…), when it needed a yes'),
+    approved_by: nullableText('Who said yes to it: the user id of the person, owner or admin'),
+    approved_at: instant({
+      ...readOnly,
+      nullable: true,
+      description: 'When the yes was given',
+    }),
   },
   filters: {
     client: equalTo('client_id', 'Only the changes of this client_id'),

@@ -43,5 +43,8 @@ export async function recordChange(context: RecordingContext, entry: ChangeEntry
     record_type: entry.recordType ?? null,
     record_id: entry.recordId ?? null,
     changes: JSON.stringify(entry.changes ?? []),
+    approval_id: caller.approval?.id ?? null,
+    approved_by: caller.approval?.approvedBy ?? null,
+    approved_at: caller.approval?.approvedAt ?? null,
   })
 }

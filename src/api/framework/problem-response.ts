@@ -27,6 +27,21 @@ export const problemView = view(
       description: 'With conflict on a file delete: the records that use the file',
     }),
     errors: shown.list(fieldError),
+    approval_url: shown.string({
+      description:
+        'With approval_required: the page (absolute URL) where the approver says yes or no; then repeat the same request',
+    }),
+    approval_id: shown.string({
+      description: 'With approval_required and approval_refused: the approval (apr_…)',
+    }),
+    expires_at: shown.string({
+      description:
+        'With approval_required: when the approval lapses (RFC 3339); with approval_refused: until when the same request stays refused',
+    }),
+    confirmation: shown.string({
+      description:
+        'With approval_required: who must say yes, person (the person the token acts for) or owner (an owner or admin)',
+    }),
   },
   {
     required: ['type', 'status', 'title', 'code'],

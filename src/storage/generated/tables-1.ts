@@ -26,6 +26,9 @@ export interface MigratedTables1 {
     record_type: string | null
     record_id: string | null
     changes: string
+    approval_id: string | null
+    approved_by: string | null
+    approved_at: number | null
   }
   activity_refusals: {
     grant_id: string
@@ -49,6 +52,23 @@ export interface MigratedTables1 {
     custom_css: string | null
     created_at: number
     updated_at: number
+  }
+  approval_policies: { operation: string; level: string; updated_at: number }
+  approvals: {
+    id: string
+    grant_id: string
+    client_id: string
+    user_id: string
+    operation: string
+    arguments_digest: string
+    level: string
+    status: string
+    description: string
+    created_at: number
+    expires_at: number
+    decided_by: string | null
+    decided_at: number | null
+    used_at: number | null
   }
   authorization_codes: {
     code_digest: string
@@ -331,36 +351,4 @@ export interface MigratedTables1 {
     updated_at: number
   }
   lesson_progress: { enrollment_id: string; lesson_id: string; completed_at: number }
-  lessons: {
-    id: string
-    course_id: string
-    section_id: string
-    title: string
-    type: string
-    position: number
-    status: string
-    is_free_preview: number
-    duration_seconds: number | null
-    body: string | null
-    video: string | null
-    attachments: string | null
-    embed_url: string | null
-    comments_enabled: number
-    completion_rule: string
-    created_at: number
-    updated_at: number
-  }
-  membership_plan_prices: {
-    id: string
-    plan_id: string
-    amount: number
-    currency: string
-    interval: string | null
-    interval_count: number | null
-    trial_days: number
-    access_days: number | null
-    ends_on: string | null
-    active: number
-    created_at: number
-  }
 }

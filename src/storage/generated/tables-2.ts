@@ -3,6 +3,38 @@
 
 /** Tables the migrations make, part 2 of 2 (see tables.ts). */
 export interface MigratedTables2 {
+  lessons: {
+    id: string
+    course_id: string
+    section_id: string
+    title: string
+    type: string
+    position: number
+    status: string
+    is_free_preview: number
+    duration_seconds: number | null
+    body: string | null
+    video: string | null
+    attachments: string | null
+    embed_url: string | null
+    comments_enabled: number
+    completion_rule: string
+    created_at: number
+    updated_at: number
+  }
+  membership_plan_prices: {
+    id: string
+    plan_id: string
+    amount: number
+    currency: string
+    interval: string | null
+    interval_count: number | null
+    trial_days: number
+    access_days: number | null
+    ends_on: string | null
+    active: number
+    created_at: number
+  }
   membership_plans: {
     id: string
     name: string

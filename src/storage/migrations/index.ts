@@ -14,6 +14,7 @@ import { ownershipWithinRoles } from './0012-ownership-within-roles.js'
 import { clientIdMetadataDocuments } from './0013-client-id-metadata-documents.js'
 import { unauthenticatedWriteBounds } from './0014-unauthenticated-write-bounds.js'
 import { activity } from './0015-activity.js'
+import { approvals } from './0016-approvals.js'
 
 /** One schema change; `up` runs inside the migration transaction. */
 export interface Migration {
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   clientIdMetadataDocuments,
   unauthenticatedWriteBounds,
   activity,
+  approvals,
 ]

@@ -2,6 +2,8 @@
 export interface ActivityTables {
   activity: ActivityTable
   activity_refusals: ActivityRefusalTable
+  approvals: ApprovalTable
+  approval_policies: ApprovalPolicyTable
 }
 
 /**
@@ -26,6 +28,11 @@ export interface ActivityTable {
   record_id: string | null
   /** JSON: the changed fields, `[{ field, before?, after? }]` (values only where safe). */
   changes: string
+  /** The approval a confirmed change ran under (issue 35); null when none was needed. */
+  approval_id: string | null
+  /** The user id of whoever said yes. */
+  approved_by: string | null
+  approved_at: number | null
 }
 
 /** Writes refused to a grant for scope or role, counted rather than kept one by one. */
@@ -35,4 +42,40 @@ export interface ActivityRefusalTable {
   client_id: string
   count: number
   last_at: number
+}
+
+/** How a write is confirmed: not at all, by the token's person, or by an owner or admin. */
+export type ConfirmationLevel = 'none' | 'person' | 'owner'
+
+export type ApprovalStatus = 'pending' | 'approved' | 'refused' | 'used' | 'expired'
+
+/**
+ * A call held for a yes (issue 35): bound to its grant, operation and a digest of its
+ * arguments; single use, short-lived.
+ */
+export interface ApprovalTable {
+  id: string
+  grant_id: string
+  client_id: string
+  /** The person the token acts for. */
+  user_id: string
+  operation: string
+  /** SHA-256 (hex) of the canonical JSON of params, query and body. */
+  arguments_digest: string
+  level: ConfirmationLevel
+  status: ApprovalStatus
+  /** What will happen, in the person's words. */
+  description: string
+  created_at: number
+  expires_at: number
+  decided_by: string | null
+  decided_at: number | null
+  used_at: number | null
+}
+
+/** An owner's confirmation setting for one operation, replacing its default. */
+export interface ApprovalPolicyTable {
+  operation: string
+  level: ConfirmationLevel
+  updated_at: number
 }

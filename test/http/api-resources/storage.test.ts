@@ -582,6 +582,7 @@ describe.skipIf(skipShared)('the PostgreSQL store: several instances see the sam
         DATABASE_URL: database.url,
         PORTICO_KEY_ENCRYPTION_SECRET: SECRET,
         LOG_LEVEL: 'silent',
+        PORTICO_CONFIRMATIONS: 'off',
       })
       servers.push(await startServer(config, { logger: createLogger('silent') }))
     }

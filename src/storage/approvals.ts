@@ -1,0 +1,153 @@
+import type { Db } from './schema.js'
+import type { ApprovalStatus, ApprovalTable, ConfirmationLevel } from './tables/activity.js'
+
+/** An approval as stored (see tables/activity.ts), its times as numbers on every database. */
+export type Approval = ApprovalTable
+
+const toApproval = (row: ApprovalTable): Approval => ({
+  ...row,
+  created_at: Number(row.created_at),
+  expires_at: Number(row.expires_at),
+  decided_at: row.decided_at === null ? null : Number(row.decided_at),
+  used_at: row.used_at === null ? null : Number(row.used_at),
+})
+
+/** The owners' setting for one operation, when they changed its default. */
+export async function policyOf(db: Db, operation: string): Promise<ConfirmationLevel | undefined> {
+  const row = await db
+    .selectFrom('approval_policies')
+    .select('level')
+    .where('operation', '=', operation)
+    .executeTakeFirst()
+  return row?.level
+}
+
+/** Every setting the owners changed, by operation. */
+export async function policies(db: Db): Promise<Map<string, ConfirmationLevel>> {
+  const rows = await db.selectFrom('approval_policies').select(['operation', 'level']).execute()
+  return new Map(rows.map((r) => [r.operation, r.level]))
+}
+
+/** Sets an operation's confirmation; `undefined` goes back to the default. */
+export async function setPolicy(
+  db: Db,
+  operation: string,
+  level: ConfirmationLevel | undefined,
+  now: number,
+): Promise<void> {
+  if (level === undefined) {
+    await db.deleteFrom('approval_policies').where('operation', '=', operation).execute()
+    return
+  }
+  await db
+    .insertInto('approval_policies')
+    .values({ operation, level, updated_at: now })
+    .onConflict((oc) => oc.column('operation').doUpdateSet({ level, updated_at: now }))
+    .execute()
+}
+
+export async function findApproval(db: Db, id: string): Promise<Approval | undefined> {
+  const row = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst()
+  return row && toApproval(row)
+}
+
+/**
+ * The newest live approval (pending, approved or refused, not yet expired) of this grant for
+ * this operation with these arguments.
+ */
+export async function liveApprovalFor(
+  db: Db,
+  request: { grantId: string; operation: string; argumentsDigest: string },
+  now: number,
+): Promise<Approval | undefined> {
+  const row = await db
+    .selectFrom('approvals')
+    .selectAll()
+    .where('grant_id', '=', request.grantId)
+    .where('operation', '=', request.operation)
+    .where('arguments_digest', '=', request.argumentsDigest)
+    .where('status', 'in', ['pending', 'approved', 'refused'])
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row && toApproval(row)
+}
+
+export async function insertApproval(db: Db, approval: Approval): Promise<void> {
+  await db.insertInto('approvals').values(approval).execute()
+}
+
+/**
+ * Marks an approved, unexpired approval used; true for exactly one caller, whatever runs at
+ * the same time on any instance (a conditional update, its row count checked).
+ */
+export async function consumeApproval(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('approvals')
+    .set({ status: 'used', used_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'approved')
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** Approves or refuses a pending, unexpired approval; false when it no longer is one. */
+export async function decideApproval(
+  db: Db,
+  id: string,
+  decision: Extract<ApprovalStatus, 'approved' | 'refused'>,
+  by: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('approvals')
+    .set({ status: decision, decided_by: by, decided_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/** What became of the held calls of grants: refused on the page, or left to expire. */
+export interface ApprovalOutcomes {
+  readonly declined: number
+  readonly expired: number
+}
+
+/** The declined and expired approvals of grants, by grant id (only grants that have some). */
+export async function approvalOutcomesOf(
+  db: Db,
+  grantIds: readonly string[],
+  now: number,
+): Promise<Map<string, ApprovalOutcomes>> {
+  if (grantIds.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('approvals')
+    .select(['grant_id', 'status', 'expires_at'])
+    .where('grant_id', 'in', [...grantIds])
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'refused'),
+        eb('status', '=', 'expired'),
+        eb.and([eb('status', 'in', ['pending', 'approved']), eb('expires_at', '<=', now)]),
+      ]),
+    )
+    .execute()
+  const outcomes = new Map<string, { declined: number; expired: number }>()
+  for (const row of rows) {
+    const counts = outcomes.get(row.grant_id) ?? { declined: 0, expired: 0 }
+    if (row.status === 'refused') counts.declined += 1
+    else counts.expired += 1
+    outcomes.set(row.grant_id, counts)
+  }
+  return outcomes
+}
+
+/** Deletes the approvals made before `before` (the activity record's retention). */
+export async function sweepApprovals(db: Db, before: number): Promise<void> {
+  await db.deleteFrom('approvals').where('created_at', '<', before).execute()
+}
