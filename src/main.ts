@@ -141,7 +141,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       grants: createGrantStore(database.db, database.dialect, database.dataVersion),
       consents: createConsentStore(database.db),
       resourceServers: createResourceServerStore(database.db),
-      school: createSchoolStore(database.db),
+      school: createSchoolStore(database.db, config.issuer),
     }
   } catch (error) {
     await database.close()

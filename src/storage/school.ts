@@ -1,7 +1,35 @@
+import { servedInline } from './file-bytes/policy.js'
+import { filePath } from './file-bytes/signing.js'
 import type { Db } from './schema.js'
 
-/** The school this installation serves (one per installation). */
-export function createSchoolStore(db: Db) {
+/**
+ * The school this installation serves (one per installation). `issuer` is where Portico
+ * serves its files: a logo there is one of its own files.
+ */
+export function createSchoolStore(db: Db, issuer: string) {
+  const ownFiles = `${issuer}/files/`
+
+  /**
+   * The logo as the pages show it: a file of Portico's own storage (its URL at the issuer)
+   * becomes `ownLogo`, its path, only when that file exists, is public and is an image, so
+   * the page never points an image at a file that is not there; any other URL stays
+   * `logoUrl`, for the page to show in a way that cannot break (src/views/layout.ts).
+   */
+  async function logo(url: string | null | undefined) {
+    if (!url) return {}
+    if (!url.startsWith(ownFiles)) return { logoUrl: url }
+    const id = url.slice(ownFiles.length).split('/')[0] ?? ''
+    const file = await db
+      .selectFrom('files')
+      .select(['id', 'filename', 'visibility', 'content_type'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    // An image type is one an upload sniffed as PNG, JPEG, GIF or WebP (served inline).
+    if (file?.visibility !== 'public') return {}
+    if (!file.content_type.startsWith('image/') || !servedInline(file.content_type)) return {}
+    return { ownLogo: filePath(file.id, file.filename) }
+  }
+
   return {
     async name(): Promise<string> {
       const row = await db
@@ -15,7 +43,8 @@ export function createSchoolStore(db: Db) {
     /** The school's name with its logo and primary colour, for the header of every page. */
     async brand(): Promise<{
       name: string
-      logoUrl: string | undefined
+      logoUrl?: string | undefined
+      ownLogo?: string | undefined
       color: string | undefined
     }> {
       const [school, appearance] = await Promise.all([
@@ -28,7 +57,7 @@ export function createSchoolStore(db: Db) {
       ])
       return {
         name: school?.name ?? 'Portico',
-        logoUrl: appearance?.logo_url ?? undefined,
+        ...(await logo(appearance?.logo_url)),
         color: primaryColor(appearance?.colors ?? null),
       }
     },

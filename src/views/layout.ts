@@ -3,8 +3,13 @@ import { html, type SafeHtml } from './html.js'
 /** How the school presents itself (its name, and its `appearance` settings when set). */
 export interface Brand {
   readonly name: string
-  /** An https logo; shown beside the name. */
+  /** An https logo elsewhere; shown beside the name when it loads, never as a broken image. */
   readonly logoUrl?: string | undefined
+  /**
+   * The logo as a path on this origin (`/files/{id}/{name}`): a public image of Portico's
+   * own storage, known to exist. Shown as an image beside the name.
+   */
+  readonly ownLogo?: string | undefined
   /** The primary colour, `#RRGGBB`; the header's background. */
   readonly color?: string | undefined
 }
@@ -22,11 +27,23 @@ export interface LayoutOptions {
  * The page shell: no scripts, one stylesheet from this origin, readable on a phone. The
  * header is the school's (name, logo, colour): the page a person types a password into is
  * recognisably their school's. Portico itself is named only in the footer.
+ *
+ * The name is always there as text, and a logo that cannot be loaded never shows as a broken
+ * image: an `<img>` only for a file of Portico's own storage that the store found to exist
+ * (`ownLogo`); a logo elsewhere, which may be gone or unreachable at any time, is the
+ * background of an empty element (set in the page's one hashed style rule), and a background
+ * image that fails to load is simply not drawn. No script is needed, and none would run: the
+ * pages' Content-Security-Policy allows no scripts, so an `onerror` handler could not hide it.
  */
 export function layout({ title, body, school, brand }: LayoutOptions): string {
   const name = brand?.name ?? school ?? 'Portico'
   const style = brandStyle(brand)
-  const logo = brandLogo(brand)
+  const own = ownLogo(brand)
+  const logo = own
+    ? html`<img class="logo" src="${own}" alt="" width="32" height="32"> `
+    : brandLogo(brand)
+      ? html`<span class="logo" aria-hidden="true"></span> `
+      : ''
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -38,7 +55,7 @@ export function layout({ title, body, school, brand }: LayoutOptions): string {
 ${style ? html`<style>${style}</style>` : ''}
 </head>
 <body>
-<header class="top${style ? ' branded' : ''}">${logo ? html`<img class="logo" src="${logo}" alt="" width="32" height="32"> ` : ''}<span class="brand">${name}</span></header>
+<header class="top${brandColor(brand) ? ' branded' : ''}">${logo}<span class="brand">${name}</span></header>
 <main>
 ${body}
 </main>
@@ -65,15 +82,44 @@ export function brandLogo(brand: Brand | undefined): string | undefined {
   }
 }
 
+/** The path of a logo in Portico's own storage: `/files/{id}/{name}`, nothing else. */
+export function ownLogo(brand: Brand | undefined): string | undefined {
+  const path = brand?.ownLogo
+  return path && /^\/files\/[A-Za-z0-9_]+\/[A-Za-z0-9._~%!'()*-]+$/.test(path) ? path : undefined
+}
+
+/** The school's colour, when it is `#RRGGBB`. */
+function brandColor(brand: Brand | undefined): string | undefined {
+  const color = brand?.color
+  return color && /^#[0-9A-Fa-f]{6}$/.test(color) ? color : undefined
+}
+
 /**
- * The one inline style rule of a branded page: the school's colour, and a text colour that
- * stays readable on it. Exact text, so that the page's Content-Security-Policy can allow it
- * by its hash. Undefined without a valid colour.
+ * The inline style of a branded page, one rule each: the school's colour and a text colour
+ * that stays readable on it; a logo elsewhere, as the background of the header's logo
+ * element. Exact text, so that the page's Content-Security-Policy can allow it by its hash.
+ * Undefined without either.
  */
 export function brandStyle(brand: Brand | undefined): string | undefined {
-  const color = brand?.color
-  if (!color || !/^#[0-9A-Fa-f]{6}$/.test(color)) return undefined
-  return `:root{--school:${color.toLowerCase()};--school-fg:${readableOn(color)}}`
+  const rules: string[] = []
+  const color = brandColor(brand)
+  if (color) rules.push(`:root{--school:${color.toLowerCase()};--school-fg:${readableOn(color)}}`)
+  const logo = ownLogo(brand) ? undefined : brandLogo(brand)
+  if (logo) rules.push(`.logo{background-image:url(${cssEscape(logo)})}`)
+  return rules.length > 0 ? rules.join('') : undefined
+}
+
+/**
+ * A URL as the inside of an unquoted CSS `url()`, and text the `html` tag leaves as it is:
+ * everything but letters, digits and the URL punctuation that means nothing there or in HTML
+ * is a CSS escape (`&` → `\26 `, `(` → `\28 `), so neither the `url()` nor the `<style>`
+ * element can be ended from the URL.
+ */
+function cssEscape(url: string): string {
+  return url.replace(
+    /[^A-Za-z0-9\-._~:/?#[\]@!$*+,;=%]/g,
+    (c) => `\\${(c.codePointAt(0) ?? 0).toString(16)} `,
+  )
 }
 
 /** Black or white, whichever contrasts more with `hex` (WCAG relative luminance). */

@@ -56,7 +56,9 @@ body {
 .logo {
   width: 2rem;
   height: 2rem;
+  flex: none;
   object-fit: contain;
+  background: center / contain no-repeat;
 }
 .brand {
   font-weight: 600;

@@ -43,8 +43,17 @@ async function header(page: Page) {
     background: (await page.evaluate(
       "getComputedStyle(document.querySelector('header.top')).backgroundColor",
     )) as string,
+    // A logo elsewhere is the background of the header's logo element: loaded when that
+    // background is the logo and its URL decodes to an image in the page.
     logoLoaded: (await page.evaluate(
-      "(() => { const logo = document.querySelector('header.top img.logo'); return logo !== null && logo.complete && logo.naturalWidth > 0 })()",
+      `(async () => {
+        const logo = document.querySelector('header.top span.logo')
+        if (!logo || getComputedStyle(logo).backgroundImage !== 'url("${LOGO}")') return false
+        const image = new Image()
+        image.src = '${LOGO}'
+        await image.decode()
+        return image.naturalWidth > 0 && document.querySelectorAll('header.top img').length === 0
+      })()`,
     )) as boolean,
   }
 }

@@ -8,9 +8,10 @@ import { couponRecords, productRecords } from './catalogue/commerce.js'
 import { courseRecords } from './catalogue/courses.js'
 import { eventRecords } from './catalogue/events.js'
 import { PLAN_RECORDS } from './catalogue/memberships.js'
-import { APPEARANCE, SCHOOL } from './catalogue/school.js'
+import { appearance, SCHOOL } from './catalogue/school.js'
 import type { CatalogueRecord, Collection, JsonObject } from './catalogue/types.js'
 import { lecturerRecords, writingRecords } from './catalogue/writing.js'
+import { DEMO_LOGO } from './files.js'
 import type { DemoTime } from './when.js'
 
 /** The framework's write operations, as the demo calls them (for the school's owner). */
@@ -77,8 +78,9 @@ const byCollection = (collection: Collection | 'school' | 'appearance'): Resourc
 
 /**
  * Creates the catalogue through the resources' own operations: the school and its look
- * (updates), then every record's create body and its later steps, each at its day. A record
- * the API refuses stops the load with the API's answer.
+ * (updates; the logo is the demo's file, saved before), then every record's create body and
+ * its later steps, each at its day. A record the API refuses stops the load with the API's
+ * answer.
  */
 export async function loadCatalogue(
   writer: DemoWriter,
@@ -87,7 +89,8 @@ export async function loadCatalogue(
 ): Promise<void> {
   run.next(0)
   await writer.update(byCollection('school'), 'school', SCHOOL)
-  await writer.update(byCollection('appearance'), 'appearance', APPEARANCE)
+  const logo = publicFileUrl(run.deps.config, DEMO_LOGO.id, DEMO_LOGO.filename)
+  await writer.update(byCollection('appearance'), 'appearance', appearance(logo))
   for (const record of records) {
     const resource = byCollection(record.collection)
     run.next(record.day, [record.id, ...(record.ids ?? [])])

@@ -22,10 +22,13 @@ export const SCHOOL: JsonObject = {
   features: { comments: true, reviews: true, certificates: true },
 }
 
-/** The school's look: an update of the appearance. */
-export const APPEARANCE: JsonObject = {
-  logo_url: 'https://brightframe.example/logo.png',
-  favicon_url: 'https://brightframe.example/favicon.png',
+/**
+ * The school's look: an update of the appearance, with the logo (and favicon) at `logoUrl`:
+ * the demo's logo in Portico's own file storage, served at the issuer.
+ */
+export const appearance = (logoUrl: string): JsonObject => ({
+  logo_url: logoUrl,
+  favicon_url: logoUrl,
   colors: {
     primary: '#1F6FEB',
     accent: '#F59E0B',
@@ -46,4 +49,4 @@ export const APPEARANCE: JsonObject = {
   footer: { text: '© Brightframe Photography School' },
   course_player_theme: 'theater',
   homepage_layout: 'standard',
-}
+})
