@@ -136,6 +136,13 @@ export const COMMANDS: readonly Command[] = [
     run: lazy(async () => (await import('./commands/activity.js')).activityCommand),
   },
   {
+    name: 'approvals policy',
+    usage: 'approvals policy [OPERATION [none|person|owner|default]] [--json]',
+    summary:
+      'which writes made with a token wait for a yes, and from whom; change one (recorded in the activity record)',
+    run: lazy(async () => (await import('./commands/approvals.js')).approvalsPolicy),
+  },
+  {
     name: 'resources add',
     usage: 'resources add --identifier URI --name NAME',
     summary: 'register another API behind Portico; prints its introspection credentials once',

@@ -151,3 +151,53 @@ export async function approvalOutcomesOf(
 export async function sweepApprovals(db: Db, before: number): Promise<void> {
   await db.deleteFrom('approvals').where('created_at', '<', before).execute()
 }
+
+/** Who changes a confirmation setting outside the API: the command line on the server. */
+export const POLICY_CHANGER = {
+  user_id: 'portico-cli',
+  client_id: 'portico-cli',
+  client_name: 'portico command line',
+  grant_id: 'portico-cli',
+} as const
+
+/**
+ * Changes an operation's confirmation and records the change in the activity record, in one
+ * transaction: `approvals.policy` on the record `approval_policy` named by the operation.
+ */
+export async function changePolicy(
+  db: Db,
+  change: {
+    id: string
+    operation: string
+    before: ConfirmationLevel | undefined
+    after: ConfirmationLevel | undefined
+    now: number
+  },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await setPolicy(trx, change.operation, change.after, change.now)
+    await trx
+      .insertInto('activity')
+      .values({
+        id: change.id,
+        created_at: change.now,
+        updated_at: change.now,
+        ...POLICY_CHANGER,
+        client_url: null,
+        operation: 'approvals.policy',
+        record_type: 'approval_policy',
+        record_id: change.operation,
+        changes: JSON.stringify([
+          {
+            field: 'confirmation',
+            before: change.before ?? 'default',
+            after: change.after ?? 'default',
+          },
+        ]),
+        approval_id: null,
+        approved_by: null,
+        approved_at: null,
+      })
+      .execute()
+  })
+}
