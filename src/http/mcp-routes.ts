@@ -4,6 +4,7 @@ import { identifyCaller, type ProtectedResource } from '../api/caller.js'
 import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { apiOperations } from '../api/operations.js'
 import { ProblemError } from '../api/problem.js'
+import { callPrefetch, PREFETCH_BODY_LIMIT } from '../mcp/call-prefetch.js'
 import { stepUps } from '../mcp/step-up.js'
 import { surfaceOf } from '../mcp/surface.js'
 import { type SchoolTool, schoolTools } from '../mcp/tools.js'
@@ -34,6 +35,17 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .header('cache-control', 'no-store')
     .type('application/json')
     .send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}
+
+const PARSE_ERROR = Symbol('not one JSON value')
+
+/** A request body as one JSON value (boxed: the value may be anything), or PARSE_ERROR. */
+function readRpc(text: string): { readonly value: unknown } | typeof PARSE_ERROR {
+  try {
+    return { value: parseStrictJson(text) }
+  } catch {
+    return PARSE_ERROR
+  }
 }
 
 /**
@@ -185,7 +197,20 @@ export const mcpRoutes: RouteModule = {
       mcp.post(MCP_PATH, { bodyLimit }, async (request, reply) => {
         const refusal = rebindingRefusal(request, issuerUrl)
         if (refusal) return rpcError(reply, 403, -32000, refusal)
-        const caller = await identifyCaller(request.headers.authorization, deps, issuer, resource)
+        // A small body is parsed before the token is checked, so that the record a lone
+        // read names comes with the token check in one statement (call-prefetch.ts); a larger
+        // one only once the caller is known.
+        const text = typeof request.body === 'string' ? request.body : ''
+        let body = text.length <= PREFETCH_BODY_LIMIT ? readRpc(text) : undefined
+        const prefetched =
+          body === undefined || body === PARSE_ERROR ? undefined : callPrefetch(tools, body.value)
+        const caller = await identifyCaller(
+          request.headers.authorization,
+          deps,
+          issuer,
+          resource,
+          prefetched?.companion,
+        )
         if (caller.kind === 'anonymous')
           throw new ProblemError(
             401,
@@ -203,13 +228,10 @@ export const mcpRoutes: RouteModule = {
           )
         const surface = surfaceOf(request.query as Record<string, string | string[] | undefined>)
         if ('refused' in surface) return rpcError(reply, 400, -32602, surface.refused)
-        let body: unknown
-        try {
-          body = parseStrictJson(typeof request.body === 'string' ? request.body : '')
-        } catch {
+        body ??= readRpc(text)
+        if (body === PARSE_ERROR)
           return rpcError(reply, 400, -32700, 'Parse error: the body is not one JSON value')
-        }
-        const needed = stepUps(tools, caller, body)
+        const needed = stepUps(tools, caller, body.value)
         const missing = [...new Set(needed.flatMap((s) => s.scopes))]
         if (missing.length > 0) {
           // A refused write is counted, as REST counts one (the activity record): once for
@@ -238,7 +260,7 @@ export const mcpRoutes: RouteModule = {
             },
           )
         }
-        return exchange.answer(request, reply, body, {
+        return exchange.answer(request, reply, body.value, {
           tools,
           surface,
           operations,
@@ -246,6 +268,7 @@ export const mcpRoutes: RouteModule = {
           countRefusal: (operation, code) => countRefused(deps, operation, caller, 403, code),
           requestId: request.id,
           clientAddress: request.ip,
+          ...(prefetched && { prefetched }),
           logger: deps.logger,
           version: SERVER_VERSION,
         })

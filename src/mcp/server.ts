@@ -16,6 +16,7 @@ import {
 import { ProblemError } from '../api/problem.js'
 import type { Logger } from '../platform/logger.js'
 import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
+import { type CallPrefetch, prefetchedFor } from './call-prefetch.js'
 import { CATALOGUE_TOOLS, type CatalogueTool } from './catalogue-tools.js'
 import { decodeToolFile } from './file-arguments.js'
 import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
@@ -37,6 +38,8 @@ export interface McpContext {
   readonly requestId: string
   /** The address the request came from, as REST operations get it (per-address limits). */
   readonly clientAddress?: string
+  /** The row a lone call's operation reads first, read with the token (call-prefetch.ts). */
+  readonly prefetched?: CallPrefetch
   readonly logger: Logger
   readonly version: string
 }
@@ -60,7 +63,7 @@ async function runOperation(
   operation: ApiOperation,
   input: ToolInput,
 ): Promise<OperationResult> {
-  const base: OperationInput = {
+  let base: OperationInput = {
     caller: context.caller,
     params: input.params,
     query: input.query,
@@ -68,6 +71,8 @@ async function runOperation(
     ...(input.dryRun && { dryRun: true }),
     ...(context.clientAddress !== undefined && { clientAddress: context.clientAddress }),
   }
+  const prefetched = prefetchedFor(context.prefetched, operation, input.params)
+  if (prefetched !== undefined) base = { ...base, prefetched }
   const { file } = input
   if (file && operation.bodyLimit) {
     const withFile: OperationInput = {
