@@ -3,6 +3,7 @@ import { type Connection, listConnections, revokeGrants } from '../oauth/connect
 import { authorityRefusal } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import { refusalsOf } from '../storage/activity.js'
+import { type ApprovalOutcomes, approvalOutcomesOf } from '../storage/approvals.js'
 import type { User } from '../storage/users.js'
 import { accountPage, type ConnectionRow } from '../views/account-page.js'
 import { accountActivity } from './account-activity.js'
@@ -32,9 +33,14 @@ function toRow(
   c: Connection,
   viewer: User,
   refusals: ReadonlyMap<string, { count: number }>,
+  outcomes: ReadonlyMap<string, ApprovalOutcomes>,
 ): ConnectionRow {
   const refusal = revocationRefusal(viewer, c.userId, c.userRole)
   return {
+    approvals: {
+      declined: c.grantIds.reduce((n, id) => n + (outcomes.get(id)?.declined ?? 0), 0),
+      expired: c.grantIds.reduce((n, id) => n + (outcomes.get(id)?.expired ?? 0), 0),
+    },
     ...(refusal !== undefined && { refusal }),
     refusedWrites: c.grantIds.reduce((n, id) => n + (refusals.get(id)?.count ?? 0), 0),
     clientId: c.clientId,
@@ -78,10 +84,9 @@ export const accountRoutes: RouteModule = {
         const everyone = CAN_SEE_ALL.has(user.role)
           ? await listConnections(deps.grants, now)
           : undefined
-        const refusals = await refusalsOf(
-          deps.database.db,
-          [...mine, ...(everyone ?? [])].flatMap((c) => c.grantIds),
-        )
+        const grantIds = [...mine, ...(everyone ?? [])].flatMap((c) => c.grantIds)
+        const refusals = await refusalsOf(deps.database.db, grantIds)
+        const outcomes = await approvalOutcomesOf(deps.database.db, grantIds, now)
         const text = (value: unknown) =>
           typeof value === 'string' && value !== '' ? value : undefined
         const activity = await accountActivity(
@@ -101,8 +106,8 @@ export const accountRoutes: RouteModule = {
             userName: user.name,
             userEmail: user.email,
             role: user.role,
-            mine: mine.map((c) => toRow(c, user, refusals)),
-            everyone: everyone?.map((c) => toRow(c, user, refusals)),
+            mine: mine.map((c) => toRow(c, user, refusals, outcomes)),
+            everyone: everyone?.map((c) => toRow(c, user, refusals, outcomes)),
             activity,
             csrf: accountCsrf(current.token),
             logoutCsrf: logoutCsrf(current.token),

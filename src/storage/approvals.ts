@@ -147,6 +147,38 @@ export async function approvalOutcomesOf(
   return outcomes
 }
 
+/** The declined and expired approvals of every grant, or of one client's grants. */
+export async function approvalOutcomesList(
+  db: Db,
+  now: number,
+  clientId?: string,
+): Promise<Array<ApprovalOutcomes & { grantId: string; clientId: string; userId: string }>> {
+  let query = db
+    .selectFrom('approvals')
+    .select(['grant_id', 'client_id', 'user_id'])
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'refused'),
+        eb.and([eb('status', 'in', ['pending', 'approved']), eb('expires_at', '<=', now)]),
+      ]),
+    )
+    .groupBy(['grant_id', 'client_id', 'user_id'])
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId)
+  const grants = await query.execute()
+  const outcomes = await approvalOutcomesOf(
+    db,
+    grants.map((g) => g.grant_id),
+    now,
+  )
+  return grants.map((g) => ({
+    grantId: g.grant_id,
+    clientId: g.client_id,
+    userId: g.user_id,
+    declined: outcomes.get(g.grant_id)?.declined ?? 0,
+    expired: outcomes.get(g.grant_id)?.expired ?? 0,
+  }))
+}
+
 /** Deletes the approvals made before `before` (the activity record's retention). */
 export async function sweepApprovals(db: Db, before: number): Promise<void> {
   await db.deleteFrom('approvals').where('created_at', '<', before).execute()

@@ -22,6 +22,8 @@ export interface ConnectionRow {
   readonly refusal?: string
   /** Writes its grants were refused for scope or role (counted, not listed). */
   readonly refusedWrites: number
+  /** Its calls held for a yes that were refused on the approval page, or left to expire. */
+  readonly approvals?: { readonly declined: number; readonly expired: number }
 }
 
 /** One change an app made, as a sentence. */
@@ -84,6 +86,10 @@ ${showPerson ? html`<td>${r.person}</td>` : ''}
 <td><a class="activity-link" href="/account?app=${encodeURIComponent(r.clientId)}#activity">Activity</a>${
       r.refusedWrites > 0
         ? html` <span class="muted refused">${r.refusedWrites} write${r.refusedWrites === 1 ? '' : 's'} refused</span>`
+        : ''
+    }${
+      r.approvals && r.approvals.declined + r.approvals.expired > 0
+        ? html` <span class="muted approvals-outcomes">${r.approvals.declined} declined, ${r.approvals.expired} expired waiting for a yes</span>`
         : ''
     }<br>${
       r.refusal

@@ -5,6 +5,7 @@ import { ProblemError } from '../../api/problem.js'
 import type { Config } from '../../config.js'
 import { prepare } from '../../main.js'
 import { refusalsList } from '../../storage/activity.js'
+import { approvalOutcomesList } from '../../storage/approvals.js'
 import { type Args, UsageError } from '../args.js'
 import { quietLogger } from './quiet-logger.js'
 
@@ -70,6 +71,11 @@ export async function activityCommand(args: Args, config: Config): Promise<numbe
     for (const refused of await refusalsList(deps.database.db, client))
       console.log(
         `refused (scope or role): ${refused.count} write${Number(refused.count) === 1 ? '' : 's'} by ${refused.client_id} for ${refused.user_id} (grant ${refused.grant_id}), last ${new Date(Number(refused.last_at)).toISOString()}`,
+      )
+    // So are the calls held for a yes that never got one (issue 35).
+    for (const held of await approvalOutcomesList(deps.database.db, deps.clock.now(), client))
+      console.log(
+        `held for a yes: ${held.declined} declined, ${held.expired} expired, by ${held.clientId} for ${held.userId} (grant ${held.grantId})`,
       )
     return 0
   } finally {

@@ -125,6 +125,9 @@ describe('a held call', () => {
     const page = await (await browser.request(pageOf(server, problem))).text()
     expect(page).toContain('Refused')
     expect(page).not.toContain('value="approve"')
+    // Counted per grant on the person's account page.
+    const account = await (await browser.request('/account')).text()
+    expect(account).toContain('1 declined, 0 expired waiting for a yes')
     clock.advance(16 * MINUTE)
     const asked = await expectHeld(server, await call(server, agent.accessToken, path, 'DELETE'))
     expect(asked.approval_id).not.toBe(problem.approval_id)
@@ -148,6 +151,8 @@ describe('a held call', () => {
     expect(lapsed).toContain('expired')
     expect(lapsed).not.toContain('value="approve"')
     await expectHeld(server, await call(server, agent.accessToken, path, 'DELETE'))
+    const account = await (await browser.request('/account')).text()
+    expect(account).toContain('0 declined, 2 expired waiting for a yes')
     expect((await call(server, agent.accessToken, path)).status).toBe(200)
   })
 
