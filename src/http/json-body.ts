@@ -16,6 +16,9 @@ export function parseStrictJson(text: string): unknown {
   return value
 }
 
+/** JSON's whitespace between tokens (RFC 8259 §2): space, tab, line feed, carriage return. */
+const isJsonSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
+
 /** Scans JSON text already known to be valid for duplicate or forbidden object keys. */
 function findKeyProblem(text: string): string | undefined {
   const stack: Array<Set<string> | null> = []
@@ -30,9 +33,11 @@ function findKeyProblem(text: string): string | undefined {
       while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1
       const keys = stack[stack.length - 1]
       let next = end + 1
-      while (/\s/.test(text[next] ?? '')) next++
+      while (isJsonSpace(text.charCodeAt(next))) next++
       if (keys && text[next] === ':') {
-        const key = JSON.parse(text.slice(i, end + 1)) as string
+        // A key without an escape is its own text; one with an escape is decoded.
+        const raw = text.slice(i + 1, end)
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
         if (key === '__proto__' || key === 'constructor' || key === 'prototype')
           return `the key "${key}" is not allowed`
         if (keys.has(key)) return `the key "${key}" appears twice in one object`

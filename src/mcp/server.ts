@@ -23,7 +23,7 @@ import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
 import { listedTools, type Surface } from './surface.js'
 import { toolAccess } from './tool-access.js'
 import { type ToolInput, toolInput } from './tool-arguments.js'
-import { type ToolResult, toolProblem, toolSuccess } from './tool-results.js'
+import { type ToolResult, toolProblem, toolResultValue, toolSuccess } from './tool-results.js'
 import { DATA_NOT_INSTRUCTIONS, listedAnnotations, type SchoolTool } from './tools.js'
 
 export interface McpContext {
@@ -248,7 +248,7 @@ export function createMcpServer(context: McpContext): Server {
     const answer = await toolCall(context, name, request.params.arguments ?? {})
     if (!answer)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${echoed(name)}`)
-    return answer
+    return toolResultValue(await answer)
   })
   server.setRequestHandler('resources/list', async () => ({
     resources: [...SCHOOL_RESOURCES],

@@ -41,27 +41,22 @@ const nextCursorOf = (body: unknown): string | null =>
     ? body.next_cursor
     : null
 
-/** The structured content of results as the operation serialised it (toolResultJson). */
+/**
+ * The structured content of results as the operation serialised it: kept as text beside the
+ * result, spliced in by toolResultJson, parsed by toolResultValue only when the SDK's
+ * transport answers the call.
+ */
 const serialised = new WeakMap<ToolResult, string>()
 
 /**
  * An operation's answer as a tool result: the JSON as text and as structured content. An
  * object the operation serialised already (a record, a page of a list) is not parsed to be
- * serialised again: its structured content is parsed only if something reads it (the SDK's
- * transport), and toolResultJson splices the operation's JSON in as it is.
+ * serialised again (toolResultJson splices it in as it is).
  */
 export function toolSuccess(result: OperationResult): ToolResult {
   const { json } = result
   if (json?.startsWith('{') && result.status !== 204) {
     const tool: ToolResult = { content: answerContent(json, result, result.page?.nextCursor) }
-    let parsed: Record<string, unknown> | undefined
-    Object.defineProperty(tool, 'structuredContent', {
-      enumerable: true,
-      get: () => {
-        parsed ??= JSON.parse(json) as Record<string, unknown>
-        return parsed
-      },
-    })
     serialised.set(tool, json)
     return tool
   }
@@ -95,6 +90,14 @@ export function toolResultJson(tool: ToolResult): string {
   const json = serialised.get(tool)
   if (json === undefined) return JSON.stringify(tool)
   return `{"content":${JSON.stringify(tool.content)},"structuredContent":${json}}`
+}
+
+/** A tool result as a value, its structured content parsed where it was kept as text. */
+export function toolResultValue(tool: ToolResult): ToolResult {
+  const json = serialised.get(tool)
+  return json === undefined
+    ? tool
+    : { ...tool, structuredContent: JSON.parse(json) as Record<string, unknown> }
 }
 
 /** A refusal as a tool error carrying the REST API's problem details (RFC 9457). */
