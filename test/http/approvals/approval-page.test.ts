@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { answerInClient } from '../../../src/api/approvals/client-answers.js'
 import type { TokenCaller } from '../../../src/api/caller.js'
 import { identifyCaller } from '../../../src/api/caller.js'
 import { apiOperations } from '../../../src/api/operations.js'
@@ -126,5 +127,41 @@ describe('what is never held', () => {
     )
     const itself = await remove.run({ ...input, caller: { ...caller, recorded: false } })
     expect(itself.status).toBe(204)
+  })
+})
+
+describe('an answer given in the agent’s own client (the hook for MCP elicitation)', () => {
+  it('is taken for a person confirmation of the same grant, and never for an owner one', async () => {
+    const { agent, path, problem } = await heldDelete('Answered in the client')
+    const caller = (await identifyCaller(
+      `Bearer ${agent.accessToken}`,
+      server.deps,
+      server.issuer,
+    )) as TokenCaller
+    const other = await issue(server, { role: 'editor', scope: COURSES, person: agent.person })
+    const otherCaller = (await identifyCaller(
+      `Bearer ${other.accessToken}`,
+      server.deps,
+      server.issuer,
+    )) as TokenCaller
+    expect(await answerInClient(server.deps, problem.approval_id, otherCaller, true)).toBe(false)
+    expect(await answerInClient(server.deps, problem.approval_id, caller, true)).toBe(true)
+    expect(await answerInClient(server.deps, problem.approval_id, caller, false)).toBe(false)
+    expect((await call(server, agent.accessToken, path, 'DELETE')).status).toBe(204)
+
+    const admin = await issue(server, { role: 'owner', scope: 'members:read members:write' })
+    const member = await createPerson(server, 'editor')
+    const held = await expectHeld(
+      server,
+      await call(server, admin.accessToken, `/api/v1/members/${member.user.id}`, 'PATCH', {
+        role: 'admin',
+      }),
+    )
+    const adminCaller = (await identifyCaller(
+      `Bearer ${admin.accessToken}`,
+      server.deps,
+      server.issuer,
+    )) as TokenCaller
+    expect(await answerInClient(server.deps, held.approval_id, adminCaller, true)).toBe(false)
   })
 })
