@@ -232,7 +232,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
   await deps.grants.sweep(now)
   await deps.clients.sweepUnused(now - deps.config.unusedClientTtl * 1000, now)
   await sweepActivity(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
-  await sweepApprovals(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000)
+  await sweepApprovals(deps.database.db, now - deps.config.activityRetentionDays * 86_400_000, now)
 }
 
 export type { Database }

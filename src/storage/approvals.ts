@@ -179,8 +179,18 @@ export async function approvalOutcomesList(
   }))
 }
 
-/** Deletes the approvals made before `before` (the activity record's retention). */
-export async function sweepApprovals(db: Db, before: number): Promise<void> {
+/**
+ * Marks the pending and approved approvals past their time `expired` (they already count as
+ * expired everywhere), and deletes those made before `before` (the activity record's
+ * retention).
+ */
+export async function sweepApprovals(db: Db, before: number, now: number): Promise<void> {
+  await db
+    .updateTable('approvals')
+    .set({ status: 'expired' })
+    .where('status', 'in', ['pending', 'approved'])
+    .where('expires_at', '<=', now)
+    .execute()
   await db.deleteFrom('approvals').where('created_at', '<', before).execute()
 }
 

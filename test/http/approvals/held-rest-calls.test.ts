@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sweep } from '../../../src/main.js'
 import { createTestClock, type TestClock } from '../../support/grants.js'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
@@ -153,6 +154,16 @@ describe('a held call', () => {
     await expectHeld(server, await call(server, agent.accessToken, path, 'DELETE'))
     const account = await (await browser.request('/account')).text()
     expect(account).toContain('0 declined, 2 expired waiting for a yes')
+    // The sweeper writes down what time already decided.
+    await sweep(server.deps)
+    const stored = await server.deps.database.db
+      .selectFrom('approvals')
+      .select('status')
+      .where('id', 'in', [problem.approval_id, late.approval_id])
+      .execute()
+    expect(stored.map((row) => row.status)).toEqual(['expired', 'expired'])
+    const swept = await (await browser.request('/account')).text()
+    expect(swept).toContain('0 declined, 2 expired waiting for a yes')
     expect((await call(server, agent.accessToken, path)).status).toBe(200)
   })
 
