@@ -74,11 +74,14 @@ const ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+)$/i
 function rebindingRefusal(request: FastifyRequest, issuer: URL): string | undefined {
   const host = request.headers.host
   let hostname: string | undefined
-  try {
-    hostname = host ? new URL(`http://${host}`).hostname : undefined
-  } catch {
-    hostname = undefined
-  }
+  // The issuer's own host, as clients send it, needs no parsing.
+  if (host === issuer.host) hostname = issuer.hostname
+  else
+    try {
+      hostname = host ? new URL(`http://${host}`).hostname : undefined
+    } catch {
+      hostname = undefined
+    }
   if (hostname !== issuer.hostname) return `Invalid Host header: ${host ?? '(none)'}`
   const origin = request.headers.origin
   if (origin !== undefined && !ORIGIN.test(origin)) return `Invalid Origin header: ${origin}`

@@ -2,7 +2,6 @@ import type { Row } from '../api/framework/fields.js'
 import type { ApiOperation } from '../api/framework/operation.js'
 import type { Companion } from '../oauth/bearer.js'
 import { RUN_READ } from './catalogue-tools.js'
-import { toolInput } from './tool-arguments.js'
 import type { SchoolTool } from './tools.js'
 
 /**
@@ -40,11 +39,14 @@ export function callPrefetch(
   const tool = tools.get(name)
   const prefetch = tool?.operation.prefetch
   if (!tool || !prefetch) return
-  let params: Readonly<Record<string, string>>
-  try {
-    ;({ params } = toolInput(tool.arguments, args ?? {}))
-  } catch {
-    return // The call is refused for its arguments: nothing to read.
+  // The path parameters as the call will give them (toolInput): strings, none holding U+0000
+  // (which PostgreSQL cannot compare with); anything else is the call's to refuse.
+  const params: Record<string, string> = {}
+  for (const [name, target] of tool.arguments.targets) {
+    if (target.part !== 'params' || target.member === undefined) continue
+    const value = args?.[name]
+    if (typeof value !== 'string' || value.includes('\0')) return
+    params[target.member] = value
   }
   return { operation: tool.operation, params, companion: { read: () => prefetch(params) } }
 }

@@ -31,6 +31,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** `application/json`, with parameters or not, as the SDK's check reads a Content-Type. */
 const isJson = (contentType: string | undefined) =>
+  contentType === 'application/json' ||
   contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json'
 
 /** Lists kept serialised, per application's tools: at most this many surfaces each. */

@@ -118,3 +118,25 @@ describe('2025-era tools/list and tools/call, without and through the SDK', () =
     expect(badArgs.body.error.code).toBe(-32602)
   })
 })
+
+describe('a lone read names its record in its arguments', () => {
+  it('is answered as the REST read, and a U+0000 in the id is refused before anything is read', async () => {
+    const read = await rpc('tools/call', { name: 'courses_get', arguments: { id: courseId } })
+    expect(read.body.result.structuredContent.id).toBe(courseId)
+    const other = await rpc('tools/call', {
+      name: 'run_read_operation',
+      arguments: { operation: 'courses_get', arguments: { id: 'crs_none' } },
+    })
+    expect(JSON.parse(other.body.result.content[0].text)).toMatchObject({ status: 404 })
+    // A number is read as the id it spells (as REST reads a path), found or not.
+    for (const [id, status] of [
+      ['crs_a\u0000b', 422],
+      [7, 404],
+    ] as const) {
+      const refused = await rpc('tools/call', { name: 'courses_get', arguments: { id } })
+      expect(refused.status).toBe(200)
+      expect(refused.body.result.isError).toBe(true)
+      expect(JSON.parse(refused.body.result.content[0].text)).toMatchObject({ status })
+    }
+  })
+})
