@@ -49,6 +49,17 @@ export async function accountActivity(
       const person = await deps.users.findById(id)
       people.set(id, person ? person.name : 'a former member')
     }
+  // Whoever said yes to a change that waited for one (issue 35), by name.
+  const approvers = new Map<string, string>()
+  for (const id of new Set(
+    page.rows.flatMap((r) => (r.approved_by ? [String(r.approved_by)] : [])),
+  )) {
+    const approver = id === viewer.id ? viewer : await deps.users.findById(id)
+    approvers.set(
+      id,
+      approver ? (approver.id === viewer.id ? 'you' : approver.name) : 'a former member',
+    )
+  }
   const now = deps.clock.now()
   const entries = page.rows.map((row) => {
     const record = activityView(row)
@@ -66,6 +77,7 @@ export async function accountActivity(
       ),
       at: String(record.created_at),
       ago: timeAgo(Number(row.created_at), now),
+      ...(row.approved_by ? { approvedBy: approvers.get(String(row.approved_by)) } : {}),
     }
   })
   const name = page.rows[0]?.client_name

@@ -36,6 +36,8 @@ export interface ActivityEntry {
   /** RFC 3339, and the same as "10 minutes ago". */
   readonly at: string
   readonly ago: string
+  /** Who said yes to it, when it waited for one (issue 35): their name. */
+  readonly approvedBy?: string
 }
 
 /** A page of the activity record, newest first. */
@@ -119,7 +121,11 @@ ${
         (e) =>
           html`<li><strong class="client-name">${shownClientName(e.appName) ?? 'Unnamed application'}</strong>${
             e.person ? html` <span class="muted">(${e.person})</span>` : ''
-          } ${e.sentence}, <time datetime="${e.at}" title="${e.at}">${e.ago}</time></li>`,
+          } ${e.sentence}, <time datetime="${e.at}" title="${e.at}">${e.ago}</time>${
+            e.approvedBy
+              ? html` <span class="muted approved-by">(approved by ${e.approvedBy})</span>`
+              : ''
+          }</li>`,
       )}</ol>`
 }
 <nav class="pager" aria-label="Activity pages">${a.newestHref ? html`<a href="${a.newestHref}">Newest</a> ` : ''}${

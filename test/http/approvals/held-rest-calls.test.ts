@@ -54,7 +54,7 @@ describe('a held call', () => {
       server,
       await call(server, agent.accessToken, path, 'PATCH', priced(5900)),
     )
-    await decide(server, agent.person, problem, 'approve')
+    const browser = await decide(server, agent.person, problem, 'approve')
     const ran = await call(server, agent.accessToken, path, 'PATCH', priced(5900))
     expect(ran.status).toBe(200)
     expect((await readJson(ran)).pricing_plans[0].price.amount).toBe(5900)
@@ -77,6 +77,11 @@ describe('a held call', () => {
       approved_by: agent.person.user.id,
     })
     expect(Date.parse(change.approved_at)).toBe(Math.floor(clock.now() / 1000) * 1000)
+    // And so does the person's account page, beside the change.
+    const account = await (
+      await browser.request(`/account?app=${encodeURIComponent(agent.client.clientId)}`)
+    ).text()
+    expect(account).toMatch(/changed [^<]*“Golden Hour Walk”.*\(approved by you\)/s)
   })
 
   it('does not run with changed arguments, for another grant, or twice', async () => {
