@@ -130,7 +130,7 @@ export function resourceOperationDocs(resource: ResourceDefinition): OperationDo
   const writeErrors = {
     '401': problem('No token, or an invalid one'),
     '403': problem(
-      `The token lacks ${write} (insufficient_scope) or the role may not write (forbidden_role)`,
+      `The token lacks ${write} (insufficient_scope) or the role may not write (forbidden_role); or the call waits for a yes (approval_required, with approval_url: repeat the same request after the approval; approval_refused after a no)`,
     ),
     '404': problem('No such record'),
     '409': problem('Conflict: the record has dependants, or an Idempotency-Key is in flight'),
