@@ -85,11 +85,42 @@ function answerContent(
   ]
 }
 
-/** A tool result as JSON text: the operation's own JSON spliced in where it was kept. */
+/**
+ * Quotations kept: the JSON of recent answers as JSON strings, the text of a result's content
+ * (escaping a record's JSON cost as much as reading it). A pure function's answers, bounded
+ * in characters (keys and values); the oldest make room, and a large answer is not kept.
+ */
+const QUOTED_BUDGET = 1_000_000
+const quotations = new Map<string, string>()
+let quotedChars = 0
+
+function quoted(json: string): string {
+  const kept = quotations.get(json)
+  if (kept !== undefined) return kept
+  const made = JSON.stringify(json)
+  const size = json.length + made.length
+  if (size > QUOTED_BUDGET / 16) return made
+  for (const [oldest, quotation] of quotations) {
+    if (quotedChars + size <= QUOTED_BUDGET) break
+    quotations.delete(oldest)
+    quotedChars -= oldest.length + quotation.length
+  }
+  quotations.set(json, made)
+  quotedChars += size
+  return made
+}
+
+/**
+ * A tool result as JSON text: the operation's own JSON spliced in where it was kept, as
+ * structured content and (quoted) as the first text, as JSON.stringify would write them.
+ */
 export function toolResultJson(tool: ToolResult): string {
   const json = serialised.get(tool)
   if (json === undefined) return JSON.stringify(tool)
-  return `{"content":${JSON.stringify(tool.content)},"structuredContent":${json}}`
+  const [first, ...rest] = tool.content
+  if (first?.text !== json) return JSON.stringify({ ...tool, structuredContent: JSON.parse(json) })
+  const others = rest.map((content) => `,${JSON.stringify(content)}`).join('')
+  return `{"content":[{"type":"text","text":${quoted(json)}}${others}],"structuredContent":${json}}`
 }
 
 /** A tool result as a value, its structured content parsed where it was kept as text. */
