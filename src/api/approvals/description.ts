@@ -30,6 +30,45 @@ export function nameOf(record: Row | undefined): string | undefined {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
+/** A learner's name and what they hold (a course, a plan), read by their ids. */
+async function learnerAndHolding(
+  db: Db,
+  record: Row | undefined,
+  holding:
+    | { table: 'courses'; column: 'course_id'; name: 'title' }
+    | {
+        table: 'membership_plans'
+        column: 'plan_id'
+        name: 'name'
+      },
+): Promise<{ learner: string; thing: string } | undefined> {
+  const studentId = record?.student_id
+  const thingId = record?.[holding.column]
+  if (typeof studentId !== 'string' || typeof thingId !== 'string') return undefined
+  const student = await db
+    .selectFrom('students')
+    .select(['name', 'email'])
+    .where('id', '=', studentId)
+    .executeTakeFirst()
+  const thing =
+    holding.table === 'courses'
+      ? await db
+          .selectFrom('courses')
+          .select('title as name')
+          .where('id', '=', thingId)
+          .executeTakeFirst()
+      : await db
+          .selectFrom('membership_plans')
+          .select('name')
+          .where('id', '=', thingId)
+          .executeTakeFirst()
+  if (!student || !thing) return undefined
+  return { learner: student.name ?? student.email, thing: thing.name }
+}
+
+const COURSE = { table: 'courses', column: 'course_id', name: 'title' } as const
+const PLAN = { table: 'membership_plans', column: 'plan_id', name: 'name' } as const
+
 const sentences: Readonly<
   Record<string, (call: DescribedCall, db: Db) => Promise<string | undefined>>
 > = {
@@ -43,6 +82,24 @@ const sentences: Readonly<
       .executeTakeFirst()
     const n = Number(row?.n ?? 0)
     return `Cancel the event ${quoted(nameOf(record) ?? record.id)}? ${plural(n, 'registered attendee loses their place', 'registered attendees lose their place')}.`
+  },
+  async 'enrollments.expire'({ record, before }, db) {
+    const found = await learnerAndHolding(db, before ?? record, COURSE)
+    return found
+      ? `Expire ${quoted(found.learner)}’s enrollment in ${quoted(found.thing)}? They lose access to the course.`
+      : undefined
+  },
+  async 'enrollments.delete'({ record, before }, db) {
+    const found = await learnerAndHolding(db, before ?? record, COURSE)
+    return found
+      ? `Revoke ${quoted(found.learner)}’s enrollment in ${quoted(found.thing)}? They lose access to the course.`
+      : undefined
+  },
+  async 'subscriptions.cancel'({ record, before }, db) {
+    const found = await learnerAndHolding(db, before ?? record, PLAN)
+    return found
+      ? `Cancel ${quoted(found.learner)}’s subscription to ${quoted(found.thing)}?`
+      : undefined
   },
   async 'members.update'({ record, before }) {
     const name = nameOf(before ?? record)

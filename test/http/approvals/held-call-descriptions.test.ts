@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
 import { issue } from '../../support/token-lifecycle.js'
-import { call, decide, expectHeld } from './held-calls.js'
+import { call, decide, expectHeld, newCourse } from './held-calls.js'
 
 /**
  * Issue 35: a held call says what will happen in the person's words, from the record and
- * what it touches: cancelling an event names it and counts the attendees who lose their place.
+ * what it touches: cancelling an event names it and counts the attendees who lose their
+ * place; expiring an enrollment names the learner and the course.
  */
 let server: TestServer
 beforeAll(async () => {
@@ -78,5 +79,29 @@ describe('cancelling an event', () => {
     const ran = await call(server, token, cancel, 'POST', {})
     expect(ran.status).toBe(200)
     expect((await readJson(ran)).status).toBe('canceled')
+  })
+})
+
+describe('expiring an enrollment', () => {
+  it('names the learner and the course', async () => {
+    const agent = await issue(server, {
+      role: 'owner',
+      scope: 'courses:read courses:write students:read students:write',
+    })
+    const token = agent.accessToken
+    const course = await newCourse(server, token, 'Portrait Lighting', true)
+    const enrolled = await call(server, token, '/api/v1/enrollments', 'POST', {
+      student_id: await learner(3),
+      course_id: course.id,
+    })
+    expect(enrolled.status).toBe(201)
+    const enrollment = await readJson(enrolled)
+    const expire = `/api/v1/enrollments/${enrollment.id}/expire`
+    const problem = await expectHeld(server, await call(server, token, expire, 'POST', {}))
+    expect(problem.detail).toContain(
+      'Expire “Learner 3”’s enrollment in “Portrait Lighting”? They lose access to the course.',
+    )
+    const still = await readJson(await call(server, token, `/api/v1/enrollments/${enrollment.id}`))
+    expect(still.status).toBe('active')
   })
 })
