@@ -38,6 +38,11 @@ export interface AppDeps {
   readonly rateLimiter: RateLimiter
   /** HMAC key of the device cookies (sign-in throttling), the same on every instance. */
   readonly deviceCookieKey: Buffer
+  /**
+   * HMAC key of the state an MCP question carries through the agent's client (a form asking
+   * the person's yes, issue 35), the same on every instance.
+   */
+  readonly requestStateKey: Buffer
   readonly keys: KeyRing
   readonly users: UserStore
   readonly sessions: SessionStore

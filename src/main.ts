@@ -134,6 +134,7 @@ export async function prepare(config: Config, overrides: Overrides = {}): Promis
       signingKeys,
       rateLimiter,
       deviceCookieKey: subkey(encryptionKey, 'portico device cookie'),
+      requestStateKey: subkey(encryptionKey, 'portico mcp request state'),
       keys,
       users: createUserStore(database.db),
       sessions: createSessionStore(database.db),
