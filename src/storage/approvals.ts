@@ -75,6 +75,18 @@ export async function liveApprovalFor(
   return row && toApproval(row)
 }
 
+/** How many approvals of a grant wait for a yes now (pending, unexpired). */
+export async function pendingCount(db: Db, grantId: string, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('grant_id', '=', grantId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
 export async function insertApproval(db: Db, approval: Approval): Promise<void> {
   await db.insertInto('approvals').values(approval).execute()
 }

@@ -55,3 +55,16 @@ export function approvalRefused(id: string, expiresAt: number): ProblemError {
     expires_at: new Date(expiresAt).toISOString(),
   })
 }
+
+/** 429 `too_many_approvals`: this grant already has `max` requests waiting for a yes. */
+export function tooManyWaiting(max: number): ProblemError {
+  return new ProblemError(
+    429,
+    {
+      code: 'too_many_approvals',
+      title: 'Too Many Requests',
+      detail: `this app already has ${max} requests waiting for a yes; wait for an answer, or for them to expire`,
+    },
+    { 'retry-after': '60' },
+  )
+}

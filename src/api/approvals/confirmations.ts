@@ -5,13 +5,14 @@ import {
   consumeApproval,
   insertApproval,
   liveApprovalFor,
+  pendingCount,
   policyOf,
 } from '../../storage/approvals.js'
 import type { TokenCaller } from '../caller.js'
 import type { Row } from '../framework/fields.js'
 import type { ApiOperation, OperationInput, OperationResult } from '../framework/operation.js'
 import { RESOURCES } from '../registry.js'
-import { ApprovalRequiredError, approvalRefused } from './approval-problems.js'
+import { ApprovalRequiredError, approvalRefused, tooManyWaiting } from './approval-problems.js'
 import { argumentsDigest } from './arguments-digest.js'
 import { describeCall } from './description.js'
 import { type ConfirmationCall, declaredConfirmation, defaultConfirmation } from './policy.js'
@@ -62,6 +63,10 @@ export function confirming(deps: AppDeps, operation: ApiOperation): ApiOperation
       return operation.run({ ...input, caller: approved })
     }
     if (live?.status === 'refused') throw approvalRefused(live.id, live.expires_at)
+    // A grant asks for at most so many yeses at once: a client looping over changed
+    // arguments cannot fill the database or the approver's list.
+    if (live?.status !== 'pending' && (await pendingCount(db, caller.grantId, now)) >= MAX_WAITING)
+      throw tooManyWaiting(MAX_WAITING)
     const pending =
       live?.status === 'pending'
         ? live
@@ -105,6 +110,9 @@ export function confirming(deps: AppDeps, operation: ApiOperation): ApiOperation
 
   return { ...operation, run }
 }
+
+/** Approvals one grant may have waiting at once. */
+export const MAX_WAITING = 20
 
 const isRow = (value: unknown): value is Row =>
   value !== null && typeof value === 'object' && !Array.isArray(value)

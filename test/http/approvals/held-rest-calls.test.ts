@@ -185,4 +185,28 @@ describe('a held call', () => {
     const invalid = await call(server, agent.accessToken, path, 'PATCH', { pricing_plans: 'free' })
     expect(invalid.status).toBe(422)
   })
+
+  it('waits for at most 20 yeses of one grant at once', async () => {
+    const agent = await issue(server, { role: 'editor', scope: COURSES })
+    const course = await newCourse(server, agent.accessToken, 'Asked too often', true)
+    const path = `/api/v1/courses/${course.id}`
+    const asked = new Set<string>()
+    for (let amount = 100; amount < 120; amount += 1)
+      asked.add(
+        (
+          await expectHeld(
+            server,
+            await call(server, agent.accessToken, path, 'PATCH', priced(amount)),
+          )
+        ).approval_id,
+      )
+    expect(asked.size).toBe(20)
+    const more = await call(server, agent.accessToken, path, 'PATCH', priced(120))
+    expect(more.status).toBe(429)
+    expect((await readJson(more)).code).toBe('too_many_approvals')
+    // A request already waiting is still answered with its approval.
+    await expectHeld(server, await call(server, agent.accessToken, path, 'PATCH', priced(100)))
+    clock.advance(16 * MINUTE)
+    await expectHeld(server, await call(server, agent.accessToken, path, 'PATCH', priced(120)))
+  })
 })
