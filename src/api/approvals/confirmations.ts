@@ -50,7 +50,9 @@ export function confirming(deps: AppDeps, operation: ApiOperation): ApiOperation
       operation: operation.name,
       argumentsDigest: argumentsDigest(input),
     }
-    const live = await liveApprovalFor(db, request, now)
+    // An approval asked at a lower level (before an owner raised the setting) does not count.
+    const found = await liveApprovalFor(db, request, now)
+    const live = found && RANK[found.level] >= RANK[level] ? found : undefined
     if (live?.status === 'approved' && (await consumeApproval(db, live.id, now))) {
       const approved: TokenCaller = {
         ...caller,
@@ -110,6 +112,9 @@ export function confirming(deps: AppDeps, operation: ApiOperation): ApiOperation
 
   return { ...operation, run }
 }
+
+/** The levels in order: an `owner` yes also answers a `person` one, never the other way round. */
+const RANK = { none: 0, person: 1, owner: 2 } as const
 
 /** Approvals one grant may have waiting at once. */
 export const MAX_WAITING = 20

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweep } from '../../../src/main.js'
+import { setPolicy } from '../../../src/storage/approvals.js'
 import { createTestClock, type TestClock } from '../../support/grants.js'
 import { readJson } from '../../support/http.js'
 import { startTestServer, type TestServer } from '../../support/server.js'
@@ -208,5 +209,24 @@ describe('a held call', () => {
     await expectHeld(server, await call(server, agent.accessToken, path, 'PATCH', priced(100)))
     clock.advance(16 * MINUTE)
     await expectHeld(server, await call(server, agent.accessToken, path, 'PATCH', priced(120)))
+  })
+
+  it('does not run on a yes asked at a lower level than the operation now needs', async () => {
+    const agent = await issue(server, { role: 'editor', scope: COURSES })
+    const course = await newCourse(server, agent.accessToken, 'Raised meanwhile')
+    const path = `/api/v1/courses/${course.id}`
+    const problem = await expectHeld(server, await call(server, agent.accessToken, path, 'DELETE'))
+    expect(problem.confirmation).toBe('person')
+    await decide(server, agent.person, problem, 'approve')
+    const db = server.deps.database.db
+    await setPolicy(db, 'courses.delete', 'owner', clock.now())
+    try {
+      const raised = await expectHeld(server, await call(server, agent.accessToken, path, 'DELETE'))
+      expect(raised.confirmation).toBe('owner')
+      expect(raised.approval_id).not.toBe(problem.approval_id)
+      expect((await call(server, agent.accessToken, path)).status).toBe(200)
+    } finally {
+      await setPolicy(db, 'courses.delete', undefined, clock.now())
+    }
   })
 })
