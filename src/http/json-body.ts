@@ -17,7 +17,8 @@ export function parseStrictJson(text: string): unknown {
 }
 
 /** JSON's whitespace between tokens (RFC 8259 §2): space, tab, line feed, carriage return. */
-const isJsonSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
+const isJsonSpace = (code: number) =>
+  code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
 
 /** Scans JSON text already known to be valid for duplicate or forbidden object keys. */
 function findKeyProblem(text: string): string | undefined {
