@@ -1,9 +1,12 @@
+import { createRequestStateCodec } from '@modelcontextprotocol/server'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { countRefused } from '../api/activity/refusals.js'
+import { answerInClient } from '../api/approvals/client-answers.js'
 import { identifyCaller, type ProtectedResource } from '../api/caller.js'
 import { JSON_BODY_LIMIT } from '../api/framework/operation.js'
 import { apiOperations } from '../api/operations.js'
 import { ProblemError } from '../api/problem.js'
+import type { AskedState } from '../mcp/approval-asks.js'
 import { callPrefetch, PREFETCH_BODY_LIMIT } from '../mcp/call-prefetch.js'
 import { stepUps } from '../mcp/step-up.js'
 import { surfaceOf } from '../mcp/surface.js'
@@ -163,6 +166,11 @@ export const mcpRoutes: RouteModule = {
     const tools = new Map<string, SchoolTool>(schoolTools(operations).map((t) => [t.name, t]))
     const metadata = JSON.stringify(mcpProtectedResourceMetadata(issuer))
     const exchange = mcpExchange(`${issuer}${MCP_PATH}`, deps.logger)
+    // The state a question carries through the agent's client lasts as long as its approval.
+    const states = createRequestStateCodec<AskedState>({
+      key: deps.requestStateKey,
+      ttlSeconds: deps.config.lifetimes.approval,
+    })
     app.addHook('onClose', () => exchange.close())
 
     app.get(MCP_METADATA_PATH, async (_request, reply) =>
@@ -272,6 +280,11 @@ export const mcpRoutes: RouteModule = {
           requestId: request.id,
           clientAddress: request.ip,
           ...(prefetched && { prefetched }),
+          approvals: {
+            era: request.headers['mcp-protocol-version'] === '2025-11-25' ? '2025-11-25' : 'older',
+            states,
+            answer: (approvalId, accept) => answerInClient(deps, approvalId, caller, accept),
+          },
           logger: deps.logger,
           version: SERVER_VERSION,
         })

@@ -4,7 +4,7 @@ import type { JsonSchema } from '../api/framework/fields.js'
 import { AREA_NAMES, OPERATION_AREAS } from '../api/operations.js'
 import type { ProblemFields } from '../api/problem.js'
 import { toolAccess } from './tool-access.js'
-import { type ToolResult, toolProblem } from './tool-results.js'
+import { type CallAnswer, type ToolResult, toolProblem } from './tool-results.js'
 import type { SchoolTool, ToolAnnotations } from './tools.js'
 
 /**
@@ -19,7 +19,7 @@ export interface CatalogueTool {
   readonly description: string
   readonly inputSchema: JsonSchema
   readonly annotations: ToolAnnotations
-  run(args: Readonly<Record<string, unknown>>, use: CatalogueUse): Promise<ToolResult>
+  run(args: Readonly<Record<string, unknown>>, use: CatalogueUse): Promise<CallAnswer>
 }
 
 /** What a catalogue tool works with: every operation's tool, the caller, and a way to call one. */
@@ -27,7 +27,7 @@ export interface CatalogueUse {
   readonly tools: ReadonlyMap<string, SchoolTool>
   readonly caller: TokenCaller
   readonly requestId: string
-  call(tool: SchoolTool, args: Record<string, unknown>): Promise<ToolResult>
+  call(tool: SchoolTool, args: Record<string, unknown>): Promise<CallAnswer>
 }
 
 /** The runners, whose calls the step-up check reads through (step-up.ts). */

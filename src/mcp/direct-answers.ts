@@ -1,3 +1,4 @@
+import { ProtocolError } from '@modelcontextprotocol/server'
 import { MCP_PROTOCOL_VERSIONS, type McpContext, toolCall, toolList } from './server.js'
 import { toolResultJson } from './tool-results.js'
 
@@ -94,6 +95,18 @@ export async function directAnswer(
     const result = toolResultJson(await answer)
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
   } catch (error) {
+    // A protocol error a call throws on purpose (a 2025-11-25 client asked to approve on a
+    // page, -32042) is answered as the SDK answers it.
+    if (error instanceof ProtocolError)
+      return JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.data !== undefined && { data: error.data }),
+        },
+      })
     // A call fails as a tool error wherever it can (server.ts); what escapes that is answered
     // as the SDK answers a failed handler, a JSON-RPC internal error, and logged.
     context.logger.error({ err: error, request_id: context.requestId }, 'mcp tool failed')

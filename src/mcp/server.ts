@@ -1,10 +1,14 @@
 import {
   type CacheHint,
+  type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
+  type RequestStateCodec,
   ResourceNotFoundError,
   Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server'
+import { ApprovalRequiredError } from '../api/approvals/approval-problems.js'
 import type { TokenCaller } from '../api/caller.js'
 import { payloadTooLarge } from '../api/conventions.js'
 import {
@@ -16,6 +20,13 @@ import {
 import { ProblemError } from '../api/problem.js'
 import type { Logger } from '../platform/logger.js'
 import { isUnavailable, UNAVAILABLE_RETRY_AFTER } from '../storage/unavailable.js'
+import {
+  type AskedState,
+  type Asking,
+  askApproval,
+  elicitationModes,
+  takeAnswer,
+} from './approval-asks.js'
 import { type CallPrefetch, prefetchedFor } from './call-prefetch.js'
 import { CATALOGUE_TOOLS, type CatalogueTool } from './catalogue-tools.js'
 import { decodeToolFile } from './file-arguments.js'
@@ -23,7 +34,13 @@ import { dataModel, SCHOOL_RESOURCES, scopeTable } from './school-resources.js'
 import { listedTools, type Surface } from './surface.js'
 import { toolAccess } from './tool-access.js'
 import { type ToolInput, toolInput } from './tool-arguments.js'
-import { type ToolResult, toolProblem, toolResultValue, toolSuccess } from './tool-results.js'
+import {
+  type CallAnswer,
+  type ToolResult,
+  toolProblem,
+  toolResultValue,
+  toolSuccess,
+} from './tool-results.js'
 import { DATA_NOT_INSTRUCTIONS, listedAnnotations, type SchoolTool } from './tools.js'
 
 export interface McpContext {
@@ -40,6 +57,16 @@ export interface McpContext {
   readonly clientAddress?: string
   /** The row a lone call's operation reads first, read with the token (call-prefetch.ts). */
   readonly prefetched?: CallPrefetch
+  /**
+   * How a call held for a yes is asked (approval-asks.ts): the 2025 revision of a request
+   * that has no envelope (a 2026-07-28 request's comes from its envelope), the codec of the
+   * state a form carries, and how the person's answer in their client is recorded.
+   */
+  readonly approvals?: {
+    readonly era: '2025-11-25' | 'older'
+    readonly states: RequestStateCodec<AskedState>
+    answer(approvalId: string, accept: boolean): Promise<boolean>
+  }
   readonly logger: Logger
   readonly version: string
 }
@@ -48,6 +75,7 @@ const INSTRUCTIONS = [
   'Portico: the tools read and change one online school (courses, curriculum, people, sales, events, content) as the signed-in person, within the scopes they granted and what their role allows. Read portico://school/data-model for the kinds of records and how they relate.',
   'Lists answer one page (limit, default 20): when has_more is true, call again with cursor set to next_cursor. Use the filters, sort and fields (the names of the members you need, as an answer shows them; id and object always come) to keep answers small.',
   'Writes take dry_run: true to check and carry out the change inside a transaction that is then rolled back: nothing is written, and the answer shows what would be. A create takes idempotency_key: repeating the call with the same key and arguments within 24 h replays the first answer instead of writing twice. Ids are prefixed by their kind (crs_ a course, stu_ a student …); money is integer minor units with its ISO 4217 currency.',
+  'A change the school wants a person to approve first is asked in your client (a form, or a page at Portico to open) or answered approval_required with its approval_url for the person to open; after their yes, repeat the same call, once.',
   DATA_NOT_INSTRUCTIONS,
 ].join(' ')
 
@@ -92,12 +120,16 @@ async function runOperation(
   return operation.run({ ...base, body: input.body, contentType: 'application/json' })
 }
 
-/** Runs one tool call; every failure becomes a tool error, never a transport error. */
+/**
+ * Runs one tool call; every failure becomes a tool error, never a transport error, but for a
+ * call held for a yes that a 2025-11-25 client is asked to approve on a page (-32042).
+ */
 async function callTool(
   context: McpContext,
   tool: SchoolTool,
   args: Record<string, unknown>,
-): Promise<ToolResult> {
+  asking: Asking | undefined,
+): Promise<ToolResult | InputRequiredResult> {
   const access = toolAccess(tool, context.caller)
   if (access.kind !== 'allowed')
     await context.countRefusal?.(
@@ -117,10 +149,26 @@ async function callTool(
       },
       context.requestId,
     )
+  let input: ToolInput | undefined
   try {
-    const result = await runOperation(context, tool.operation, toolInput(tool.arguments, args))
-    return toolSuccess(result)
+    input = toolInput(tool.arguments, args)
+    const { approvals } = context
+    const answered =
+      approvals &&
+      (await takeAnswer(asking, tool, input, context.caller, approvals.answer, context.requestId))
+    if (answered) return answered
+    return toolSuccess(await runOperation(context, tool.operation, input))
   } catch (error) {
+    if (error instanceof ApprovalRequiredError && input)
+      return askApproval(
+        asking,
+        error.approval,
+        toolProblem(error.status, error.fields, context.requestId),
+        tool,
+        input,
+        context.caller,
+        context.approvals?.states,
+      )
     if (error instanceof ProblemError)
       return toolProblem(error.status, error.fields, context.requestId)
     if (isUnavailable(error))
@@ -214,17 +262,31 @@ export function toolCall(
   context: McpContext,
   name: string,
   args: Record<string, unknown>,
-): Promise<ToolResult> | undefined {
+  asking: Asking | undefined = context.approvals && { era: context.approvals.era },
+): Promise<CallAnswer> | undefined {
   const catalogue = CATALOGUE.get(name)
   if (catalogue)
     return catalogue.run(args, {
       tools: context.tools,
       caller: context.caller,
       requestId: context.requestId,
-      call: (tool, given) => callTool(context, tool, given),
+      call: (tool, given) => callTool(context, tool, given, asking),
     })
   const tool = context.tools.get(name)
-  return tool && callTool(context, tool, args)
+  return tool && callTool(context, tool, args, asking)
+}
+
+/** How the client of a 2026-07-28 request may be asked, from its envelope and its retry. */
+function modernAsking(context: ServerContext): Asking | undefined {
+  const { envelope, inputResponses } = context.mcpReq
+  if (!envelope) return undefined
+  const state = context.mcpReq.requestState<AskedState>()
+  return {
+    era: '2026-07-28',
+    ...elicitationModes(envelope as Record<string, unknown>),
+    ...(inputResponses && { responses: inputResponses }),
+    ...(typeof state === 'object' && state !== null && { state }),
+  }
 }
 
 /**
@@ -240,12 +302,19 @@ export function createMcpServer(context: McpContext): Server {
       instructions: INSTRUCTIONS,
       supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
       cacheHints: CACHE_HINTS,
+      // A form's state comes back from the client: its seal is checked before any handler.
+      ...(context.approvals && {
+        requestState: { verify: context.approvals.states.verify },
+      }),
     },
   )
   server.setRequestHandler('tools/list', async () => toolList(context))
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, handling) => {
     const { name } = request.params
-    const answer = await toolCall(context, name, request.params.arguments ?? {})
+    const modern = modernAsking(handling)
+    const answer = await (modern
+      ? toolCall(context, name, request.params.arguments ?? {}, modern)
+      : toolCall(context, name, request.params.arguments ?? {}))
     if (!answer)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${echoed(name)}`)
     return toolResultValue(await answer)

@@ -1,3 +1,4 @@
+import type { InputRequiredResult } from '@modelcontextprotocol/server'
 import type { OperationResult } from '../api/framework/operation.js'
 import { type ProblemFields, problemBody } from '../api/problem.js'
 
@@ -12,6 +13,11 @@ export interface ToolResult {
   structuredContent?: Record<string, unknown>
   isError?: boolean
 }
+
+/** What a tools/call answers: a result, or (2026-07-28) a question for the person first. */
+export type CallAnswer = ToolResult | InputRequiredResult
+
+const isResult = (answer: CallAnswer): answer is ToolResult => 'content' in answer
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -114,9 +120,9 @@ function quoted(json: string): string {
  * A tool result as JSON text: the operation's own JSON spliced in where it was kept, as
  * structured content and (quoted) as the first text, as JSON.stringify would write them.
  */
-export function toolResultJson(tool: ToolResult): string {
-  const json = serialised.get(tool)
-  if (json === undefined) return JSON.stringify(tool)
+export function toolResultJson(tool: CallAnswer): string {
+  const json = isResult(tool) ? serialised.get(tool) : undefined
+  if (json === undefined || !isResult(tool)) return JSON.stringify(tool)
   const [first, ...rest] = tool.content
   if (first?.text !== json) return JSON.stringify({ ...tool, structuredContent: JSON.parse(json) })
   const others = rest.map((content) => `,${JSON.stringify(content)}`).join('')
@@ -124,8 +130,8 @@ export function toolResultJson(tool: ToolResult): string {
 }
 
 /** A tool result as a value, its structured content parsed where it was kept as text. */
-export function toolResultValue(tool: ToolResult): ToolResult {
-  const json = serialised.get(tool)
+export function toolResultValue(tool: CallAnswer): CallAnswer {
+  const json = isResult(tool) ? serialised.get(tool) : undefined
   return json === undefined
     ? tool
     : { ...tool, structuredContent: JSON.parse(json) as Record<string, unknown> }
