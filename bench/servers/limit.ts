@@ -9,16 +9,19 @@ import { postgresStore, sqliteStore } from './limit/store.js'
  * The limit server: plain node:http doing, for each API read the benchmark measures, the
  * work Portico cannot avoid and nothing else, on Portico's own database. Per request: the
  * Authorization header parsed, the token's SHA-256, one prepared lookup of token, grant and
- * person (expiry, revocation, disabled person), the scope and the role's allowance, the same
- * rows read with prepared statements, the same projection, one JSON.stringify, the ETag
- * where Portico sends one, and the same response headers. Nothing is kept between requests
- * but the prepared statements. Written for `npm run bench` only; the bench compares its
- * answers with Portico's on a sample before measuring, so it cannot do less.
+ * person (expiry, revocation, disabled person) — for one course joined to the course's row in
+ * the same statement — the scope and the role's allowance, the same rows read with prepared
+ * statements and handed over as arrays (better-sqlite3 raw, pg rowMode 'array'; the events
+ * still as objects), each projection one object literal read by column position, one
+ * JSON.stringify, the ETag where Portico sends one, and the same response headers. Nothing is
+ * kept between requests but the prepared statements. Written for `npm run bench` only; the
+ * bench compares its answers with Portico's on a sample before measuring, so it cannot do less.
  *
- * It also answers the refresh-token grant as Portico must: the form read, the client and the
- * presented refresh token (with its grant and person) in one read, the same checks, two new
- * 256-bit tokens, and the rotation with the new tokens and the grant's use written as one
- * atomic step: one statement on PostgreSQL (as Portico writes it), one transaction on SQLite.
+ * It also answers the refresh-token grant as Portico must: the form read, two new 256-bit
+ * tokens, then the client and the presented refresh token (with its grant and person) checked
+ * and the rotation, the new tokens and the grant's use written as one atomic step: ONE
+ * statement on PostgreSQL (data-modifying CTEs, no BEGIN/COMMIT), one transaction of the read
+ * and four writes on SQLite.
  *
  * Usage: node limit.js <port> <database url> <issuer>; prints {"listening": url}.
  *

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { callerOf, holds } from './caller.js'
+import { bearerDigest, callerOf, checked, holds } from './caller.js'
 import { Refusal } from './refusal.js'
-import type { Row, Store } from './store.js'
-import { accountView, courseView, eventViews } from './views.js'
+import { CALLER_WIDTH } from './sql.js'
+import type { Cells, Row, Store } from './store.js'
+import { accountView, C, eventViews, fullCourse, publicCourse } from './views.js'
 
 /** The routes: the API reads the limit server serves (GET only), and their answers. */
 
@@ -27,12 +28,12 @@ const one = (view: Row, visibility?: 'full' | 'public'): Answer => {
 const cursorOf = (collection: string, sort: string, values: unknown[]) =>
   Buffer.from(JSON.stringify([collection, sort, values])).toString('base64url')
 
-function listAnswer(
+function listAnswer<R>(
   data: Row[],
-  rows: Row[],
+  rows: R[],
   limit: number,
   total: number,
-  next: (last: Row) => string,
+  next: (last: R) => string,
   visibility: 'full' | 'public',
 ): Answer {
   const hasMore = rows.length > limit
@@ -73,6 +74,13 @@ export async function answer(
   const mark = url.indexOf('?')
   const path = mark < 0 ? url : url.slice(0, mark)
   const query = mark < 0 ? '' : url.slice(mark + 1)
+  if (path.startsWith('/api/v1/courses/') && path.indexOf('/', 16) < 0)
+    return oneCourse(
+      store,
+      decodeURIComponent(path.slice(16)),
+      request.headers.authorization,
+      issuer,
+    )
   const person = await callerOf(store, request.headers.authorization, issuer)
 
   if (path === '/api/v1/account') {
@@ -87,22 +95,15 @@ export async function answer(
       store.courses(!full, limit + 1),
       store.countCourses(!full),
     ])
-    const data = rows.slice(0, limit).map((row) => courseView(row, full))
+    const data = rows.slice(0, limit).map((row) => (full ? fullCourse : publicCourse)(row, 0))
     return listAnswer(
       data,
       rows,
       limit,
       total,
-      (last) => cursorOf('courses', '-created_at', [last.created_at, last.id]),
+      (last) => cursorOf('courses', '-created_at', [last[C.createdAt], last[C.id]]),
       full ? 'full' : 'public',
     )
-  }
-  if (path.startsWith('/api/v1/courses/') && path.indexOf('/', 16) < 0) {
-    const key = decodeURIComponent(path.slice(16))
-    const full = holds(person, 'courses:read')
-    const row = await store.course(key.startsWith('crs_') ? 'id' : 'slug', key, !full)
-    if (!row) throw notFound('course')
-    return one(courseView(row, full), full ? 'full' : 'public')
   }
   if (
     path === '/api/v1/events' ||
@@ -131,4 +132,31 @@ export async function answer(
     return one(view as Row, 'full')
   }
   throw new Refusal(404, 'not_found', 'not served by the limit server')
+}
+
+/** Whether an anonymous caller may read this course by its key (Portico's WHERE for it). */
+const visible = (r: Cells, o: number) =>
+  r[o + C.status] === 'published' &&
+  (r[o + C.visibility] === 'public' || r[o + C.visibility] === 'unlisted')
+
+/** One course: with a token, the bearer check and the course in one statement. */
+async function oneCourse(
+  store: Store,
+  key: string,
+  header: string | undefined,
+  issuer: string,
+): Promise<Answer> {
+  const column = key.startsWith('crs_') ? 'id' : 'slug'
+  if (header === undefined) {
+    const row = await store.course(column, key, true)
+    if (!row) throw notFound('course')
+    return one(publicCourse(row, 0), 'public')
+  }
+  const row = checked(
+    await store.callerAndCourse(column, key, bearerDigest(header), Date.now()),
+    issuer,
+  )
+  const full = holds(row, 'courses:read')
+  if (row[CALLER_WIDTH] === null || (!full && !visible(row, CALLER_WIDTH))) throw notFound('course')
+  return one((full ? fullCourse : publicCourse)(row, CALLER_WIDTH), full ? 'full' : 'public')
 }

@@ -1,5 +1,5 @@
-import { TEAM_ROLES } from './caller.js'
-import type { Row, Store } from './store.js'
+import { P, TEAM_ROLES } from './caller.js'
+import type { Cells, Row, Store } from './store.js'
 
 /** The projections: a course, events with their tickets, and the account, as Portico sends them. */
 
@@ -13,38 +13,76 @@ const bool = (value: unknown) => (value === null || value === undefined ? null :
 
 type Plan = { available?: boolean }
 
-export function courseView(row: Row, full: boolean): Row {
-  const plans = JSON.parse(row.pricing_plans as string) as Plan[]
-  const view: Row = {
-    id: row.id,
+/** A course's columns by position (sql.ts COURSE_COLUMNS), from its first. */
+export const C = {
+  id: 0,
+  status: 7,
+  visibility: 8,
+  createdAt: 22,
+  width: 24,
+} as const
+
+/**
+ * A course as a member of the team sees it: one object literal, its keys in the order Portico
+ * sends them, read from the row's columns from position `o`.
+ */
+export function fullCourse(r: Cells, o: number): Row {
+  return {
+    id: r[o],
     object: 'course',
-    title: row.title,
-    slug: row.slug,
-    subtitle: row.subtitle ?? null,
-    description: row.description ?? null,
-    cover_image_url: row.cover_image_url ?? null,
-    promo_video_url: row.promo_video_url ?? null,
+    title: r[o + 1],
+    slug: r[o + 2],
+    subtitle: r[o + 3] ?? null,
+    description: r[o + 4] ?? null,
+    cover_image_url: r[o + 5] ?? null,
+    promo_video_url: r[o + 6] ?? null,
+    status: r[o + 7],
+    visibility: r[o + 8],
+    featured: bool(r[o + 9]),
+    category_id: r[o + 10] ?? null,
+    tags: json(r[o + 11], []),
+    level: r[o + 12],
+    language: r[o + 13] ?? null,
+    pricing_plans: JSON.parse(r[o + 14] as string),
+    enrollment: json(r[o + 15], null),
+    certificate_enabled: bool(r[o + 16]),
+    comments_enabled: bool(r[o + 17]),
+    reviews_enabled: bool(r[o + 18]),
+    seo: json(r[o + 19], null),
+    published_at: time(r[o + 20]),
+    lecturer_ids: json(r[o + 21], []),
+    created_at: timestamp(r[o + 22] as number),
+    updated_at: timestamp(r[o + 23] as number),
   }
-  if (full) {
-    view.status = row.status
-    view.visibility = row.visibility
+}
+
+/** A course as anyone may see it: no status or visibility, only the plans on sale. */
+export function publicCourse(r: Cells, o: number): Row {
+  return {
+    id: r[o],
+    object: 'course',
+    title: r[o + 1],
+    slug: r[o + 2],
+    subtitle: r[o + 3] ?? null,
+    description: r[o + 4] ?? null,
+    cover_image_url: r[o + 5] ?? null,
+    promo_video_url: r[o + 6] ?? null,
+    featured: bool(r[o + 9]),
+    category_id: r[o + 10] ?? null,
+    tags: json(r[o + 11], []),
+    level: r[o + 12],
+    language: r[o + 13] ?? null,
+    pricing_plans: (JSON.parse(r[o + 14] as string) as Plan[]).filter((p) => p.available !== false),
+    enrollment: json(r[o + 15], null),
+    certificate_enabled: bool(r[o + 16]),
+    comments_enabled: bool(r[o + 17]),
+    reviews_enabled: bool(r[o + 18]),
+    seo: json(r[o + 19], null),
+    published_at: time(r[o + 20]),
+    lecturer_ids: json(r[o + 21], []),
+    created_at: timestamp(r[o + 22] as number),
+    updated_at: timestamp(r[o + 23] as number),
   }
-  view.featured = bool(row.featured)
-  view.category_id = row.category_id ?? null
-  view.tags = json(row.tags, [])
-  view.level = row.level
-  view.language = row.language ?? null
-  view.pricing_plans = full ? plans : plans.filter((p) => p.available !== false)
-  view.enrollment = json(row.enrollment, null)
-  view.certificate_enabled = bool(row.certificate_enabled)
-  view.comments_enabled = bool(row.comments_enabled)
-  view.reviews_enabled = bool(row.reviews_enabled)
-  view.seo = json(row.seo, null)
-  view.published_at = time(row.published_at)
-  view.lecturer_ids = json(row.lecturer_ids, [])
-  view.created_at = timestamp(row.created_at as number)
-  view.updated_at = timestamp(row.updated_at as number)
-  return view
 }
 
 /** Seats left: the tighter of the ticket's quantity and the event's capacity; null: no limit. */
@@ -132,24 +170,24 @@ const DEFAULT_NOTIFICATIONS = {
   product_news: false,
 }
 
-export function accountView(person: Row): Row {
+export function accountView(person: Cells): Row {
   return {
-    id: person.id,
+    id: person[P.id],
     object: 'account',
-    email: person.email,
+    email: person[P.email],
     email_verified: true,
-    name: person.name,
-    avatar_url: person.avatar_url ?? null,
-    locale: person.locale ?? null,
-    timezone: person.timezone ?? null,
-    bio: person.bio ?? null,
-    kind: TEAM_ROLES.has(person.role as string) ? 'staff' : 'learner',
-    role: person.role,
+    name: person[P.name],
+    avatar_url: person[P.avatarUrl] ?? null,
+    locale: person[P.locale] ?? null,
+    timezone: person[P.timezone] ?? null,
+    bio: person[P.bio] ?? null,
+    kind: TEAM_ROLES.has(person[P.role] as string) ? 'staff' : 'learner',
+    role: person[P.role],
     notification_preferences: {
       ...DEFAULT_NOTIFICATIONS,
-      ...json(person.notification_preferences, undefined),
+      ...json(person[P.notificationPreferences], undefined),
     },
-    created_at: timestamp(person.created_at as number),
-    updated_at: timestamp(person.updated_at as number),
+    created_at: timestamp(person[P.createdAt] as number),
+    updated_at: timestamp(person[P.updatedAt] as number),
   }
 }
