@@ -58,24 +58,25 @@ function describe(operation: ApiOperation, args: ToolArguments): string {
   if (operation.description) lines.push(operation.description)
   if (operation.public && operation.scope !== undefined)
     lines.push(`Without ${operation.scope}: what the public sees.`)
-  if (args.targets.has('cursor')) lines.push('Answers one page.')
   if (args.file)
     lines.push(
       'Send the file as content_base64 (its bytes in base64) with its media_type; the size limit applies to the decoded bytes.',
     )
-  return lines.join(' ')
+  // Every tool has a description (clients that predate titles show only it): with nothing
+  // more to say, its title.
+  return lines.length > 0 ? lines.join(' ') : `${operation.summary}.`
 }
 
 /**
  * The annotations as a list shows them (MCP's ToolAnnotations): what a hint's default already
- * says is left out (a write is destructive and not idempotent unless it says so), and so are
+ * says is left out (a write is not read-only, is destructive and is not idempotent unless it
+ * says so), and so are
  * the hints the specification calls meaningless on a read (destructive, idempotent); the title
  * is the tool's own.
  */
 export function listedAnnotations(annotations: ToolAnnotations): Partial<ToolAnnotations> {
   if (annotations.readOnlyHint) return { readOnlyHint: true, openWorldHint: false }
   return {
-    readOnlyHint: false,
     ...(!annotations.destructiveHint && { destructiveHint: false }),
     ...(annotations.idempotentHint && { idempotentHint: true }),
     openWorldHint: false,

@@ -208,12 +208,8 @@ describe('/mcp: tools', () => {
     await writing.close()
     expect(written.has('run_write_operation')).toBe(true)
     const update = written.get('courses_update')
-    // A write is destructive unless it says otherwise (the hint's default, left out).
-    expect(update?.annotations).toEqual({
-      readOnlyHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    })
+    // A write is neither read-only nor safe unless it says otherwise (the hints' defaults).
+    expect(update?.annotations).toEqual({ idempotentHint: true, openWorldHint: false })
     expect(update?.inputSchema.required).toEqual(['id'])
     expect(Object.keys(update?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['id', 'title', 'dry_run']),
@@ -357,7 +353,7 @@ describe('/mcp: files and limits', () => {
     expect(tool?.inputSchema.required).toEqual(
       expect.arrayContaining(['content_base64', 'media_type']),
     )
-    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
+    expect(tool?.annotations).toEqual({ destructiveHint: false, openWorldHint: false })
     expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
       expect.arrayContaining(['purpose', 'visibility', 'filename', 'idempotency_key']),
     )

@@ -58,6 +58,10 @@ describe('tool definitions', () => {
     expect(tools.map((t) => t.name).filter((n) => !/^[a-zA-Z0-9_-]{1,64}$/.test(n))).toEqual([])
   })
 
+  it('each have a description (the conformance suite, and clients older than titles, need one)', () => {
+    expect(tools.filter((t) => !t.description?.trim()).map((t) => t.name)).toEqual([])
+  })
+
   it('have input schemas of at most 8 KiB, with no combinator or reference at the top', () => {
     const refused = tools.flatMap((t) => {
       const size = Buffer.byteLength(JSON.stringify(t.inputSchema))
