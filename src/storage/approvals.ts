@@ -75,6 +75,27 @@ export async function liveApprovalFor(
   return row && toApproval(row)
 }
 
+/**
+ * The approvals waiting for a yes now (pending, unexpired), newest first: every one at the
+ * school, or those of one person's apps (`userId`, the person the token acts for).
+ */
+export async function pendingApprovals(
+  db: Db,
+  now: number,
+  options: { readonly userId?: string; readonly limit?: number } = {},
+): Promise<Approval[]> {
+  let query = db
+    .selectFrom('approvals')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 100)
+  if (options.userId !== undefined) query = query.where('user_id', '=', options.userId)
+  return (await query.execute()).map(toApproval)
+}
+
 /** How many approvals of a grant wait for a yes now (pending, unexpired). */
 export async function pendingCount(db: Db, grantId: string, now: number): Promise<number> {
   const row = await db
@@ -206,13 +227,21 @@ export async function sweepApprovals(db: Db, before: number, now: number): Promi
   await db.deleteFrom('approvals').where('created_at', '<', before).execute()
 }
 
+/** Who a change outside the API is recorded as (the activity record's app and person). */
+export interface ActivityAuthor {
+  readonly user_id: string
+  readonly client_id: string
+  readonly client_name: string
+  readonly grant_id: string
+}
+
 /** Who changes a confirmation setting outside the API: the command line on the server. */
-export const POLICY_CHANGER = {
+export const POLICY_CHANGER: ActivityAuthor = {
   user_id: 'portico-cli',
   client_id: 'portico-cli',
   client_name: 'portico command line',
   grant_id: 'portico-cli',
-} as const
+}
 
 /**
  * Changes an operation's confirmation and records the change in the activity record, in one
@@ -226,8 +255,11 @@ export async function changePolicy(
     before: ConfirmationLevel | undefined
     after: ConfirmationLevel | undefined
     now: number
+    /** Who changed it: the command line unless said (an owner on the Apps and agents page). */
+    by?: ActivityAuthor
   },
 ): Promise<void> {
+  const by = change.by ?? POLICY_CHANGER
   await db.transaction().execute(async (trx) => {
     await setPolicy(trx, change.operation, change.after, change.now)
     await trx
@@ -236,7 +268,10 @@ export async function changePolicy(
         id: change.id,
         created_at: change.now,
         updated_at: change.now,
-        ...POLICY_CHANGER,
+        user_id: by.user_id,
+        client_id: by.client_id,
+        client_name: by.client_name,
+        grant_id: by.grant_id,
         client_url: null,
         operation: 'approvals.policy',
         record_type: 'approval_policy',

@@ -1,16 +1,13 @@
+import { isConfirmationLevel } from '../../api/approvals/policy.js'
 import {
-  CONFIRMATION_LEVELS,
-  declaredConfirmation,
-  isConfirmationLevel,
-} from '../../api/approvals/policy.js'
-import { API_OPERATION_SPECS } from '../../api/operations.js'
+  changeConfirmation,
+  policyChangeProblem,
+  policyRows,
+} from '../../api/approvals/policy-settings.js'
 import type { Config } from '../../config.js'
 import { prepare } from '../../main.js'
-import { changePolicy, policies } from '../../storage/approvals.js'
 import { type Args, UsageError } from '../args.js'
 import { quietLogger } from './quiet-logger.js'
-
-const WRITES = API_OPERATION_SPECS.filter((operation) => operation.effect !== 'read')
 
 /** What a default is called in the listing: `depends` is decided per call by its named rule. */
 const DEPENDS = 'depends on the call'
@@ -23,46 +20,34 @@ const DEPENDS = 'depends on the call'
 export async function approvalsPolicy(args: Args, config: Config): Promise<number> {
   const [, , name, level] = args.words
   if (name !== undefined) {
-    if (!WRITES.some((operation) => operation.name === name))
-      throw new UsageError(`${name} is not a write operation (portico approvals policy lists them)`)
-    if (level !== 'default' && !isConfirmationLevel(level))
-      throw new UsageError(
-        `approvals policy ${name} needs one of ${CONFIRMATION_LEVELS.join(', ')} or default`,
-      )
+    const problem = policyChangeProblem(name, level)
+    if (problem) throw new UsageError(problem)
   }
   const deps = await prepare(config, { logger: quietLogger() })
   try {
-    const settings = await policies(deps.database.db)
     if (name !== undefined && level !== undefined) {
-      const before = settings.get(name)
-      const after = level === 'default' ? undefined : isConfirmationLevel(level) ? level : undefined
-      if (before === after) {
-        console.log(`${name}: already ${after ?? 'the default'}`)
-        return 0
-      }
-      await changePolicy(deps.database.db, {
-        id: deps.random.id('act'),
+      const change = await changeConfirmation(deps.database.db, {
+        id: () => deps.random.id('act'),
         operation: name,
-        before,
-        after,
+        level: level === 'default' || !isConfirmationLevel(level) ? 'default' : level,
         now: deps.clock.now(),
       })
+      if (!change.changed) {
+        console.log(`${name}: already ${change.after ?? 'the default'}`)
+        return 0
+      }
       console.log(
-        `${name}: ${before ?? 'default'} → ${after ?? 'default'} (recorded in the activity record)`,
+        `${name}: ${change.before ?? 'default'} → ${change.after ?? 'default'} (recorded in the activity record)`,
       )
       return 0
     }
-    const rows = WRITES.filter((operation) => name === undefined || operation.name === name).map(
-      (operation) => {
-        const declared = declaredConfirmation(operation)
-        const setting = settings.get(operation.name)
-        return {
-          operation: operation.name,
-          default: declared === 'depends' ? DEPENDS : declared,
-          setting: setting ?? null,
-        }
-      },
-    )
+    const rows = (await policyRows(deps.database.db))
+      .filter((row) => name === undefined || row.operation === name)
+      .map((row) => ({
+        operation: row.operation,
+        default: row.default === 'depends' ? DEPENDS : row.default,
+        setting: row.setting ?? null,
+      }))
     if (args.options.json) {
       console.log(JSON.stringify(rows, null, 2))
       return 0

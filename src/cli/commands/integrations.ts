@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js'
 import { prepare } from '../../main.js'
 import { clientIdUrlProblem } from '../../oauth/client-id-metadata/client-id-url.js'
+import { trustDocument } from '../../oauth/client-id-metadata/trust-document.js'
 import { createIntegration } from '../../oauth/registration/register-client.js'
 import { type Args, UsageError } from '../args.js'
 import { quietLogger } from './quiet-logger.js'
@@ -87,6 +88,7 @@ export async function integrationsDelete(args: Args, config: Config): Promise<nu
 export async function integrationsTrust(args: Args, config: Config): Promise<number> {
   const url = args.words[2]
   if (!url) throw new UsageError('integrations trust needs the URL of a client metadata document')
+  // Judged as written before anything opens: a URL that cannot be a client_id is refused.
   const problem = clientIdUrlProblem(url)
   if (problem) {
     console.error(`portico: ${problem}`)
@@ -94,8 +96,12 @@ export async function integrationsTrust(args: Args, config: Config): Promise<num
   }
   const deps = await prepare(config, { logger: quietLogger() })
   try {
-    const added = await deps.trustedClientDocuments.trust(url, deps.clock.now())
-    console.log(added ? `trusted ${url}` : `${url} was already trusted`)
+    const outcome = await trustDocument(deps.trustedClientDocuments, url, deps.clock.now())
+    if (outcome.problem !== undefined) {
+      console.error(`portico: ${outcome.problem}`)
+      return 1
+    }
+    console.log(outcome.added ? `trusted ${url}` : `${url} was already trusted`)
     return 0
   } finally {
     await deps.database.close()
