@@ -3,10 +3,15 @@ import { type Connection, listConnections, revokeGrants } from '../oauth/connect
 import { authorityRefusal } from '../oauth/roles.js'
 import { digest, secretMatches } from '../platform/crypto.js'
 import { refusalsOf } from '../storage/activity.js'
-import { type ApprovalOutcomes, approvalOutcomesOf } from '../storage/approvals.js'
+import {
+  type ApprovalOutcomes,
+  approvalOutcomesOf,
+  pendingApprovals,
+} from '../storage/approvals.js'
 import type { User } from '../storage/users.js'
 import { accountPage, type ConnectionRow } from '../views/account-page.js'
 import { accountActivity } from './account-activity.js'
+import { mayDecide } from './approval-routes.js'
 import { accountCsrf, currentSession, logoutCsrf, redirect, sendPage } from './browser.js'
 import type { RouteModule } from './deps.js'
 
@@ -21,7 +26,11 @@ function minutes(ms: number): string {
  * when they may: anyone their own; owners and admins other people's, under the members
  * API's rule (an admin never touches an owner).
  */
-function revocationRefusal(viewer: User, userId: string, role: User['role']): string | undefined {
+export function revocationRefusal(
+  viewer: User,
+  userId: string,
+  role: User['role'],
+): string | undefined {
   if (userId === viewer.id) return undefined
   if (!CAN_SEE_ALL.has(viewer.role))
     return 'Only owners and admins can revoke other people’s connected apps.'
@@ -96,11 +105,22 @@ export const accountRoutes: RouteModule = {
           text(request.query.app),
           text(request.query.cursor),
         )
+        // The person's own requests waiting for a yes (issue 35), each linking to its page.
+        const waiting = []
+        for (const approval of await pendingApprovals(deps.database.db, now, { userId: user.id }))
+          waiting.push({
+            id: approval.id,
+            appName: (await deps.clients.find(approval.client_id))?.clientName,
+            description: approval.description,
+            expiresAt: minutes(approval.expires_at),
+            yours: mayDecide(approval, user),
+          })
         const brand = await deps.school.brand()
         return sendPage(
           reply,
           200,
           accountPage({
+            waiting,
             school: brand.name,
             brand,
             userName: user.name,

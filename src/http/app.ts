@@ -11,6 +11,7 @@ import { unredacted } from '../platform/logger.js'
 import { accountRoutes } from './account-page-routes.js'
 import { apiRoutes } from './api-routes.js'
 import { approvalRoutes } from './approval-routes.js'
+import { appsPageRoutes } from './apps-page-routes.js'
 import { hasRepeatedAuthorization, repeatedAuthorizationError } from './authorization-header.js'
 import { authorizeRoutes } from './authorize-routes.js'
 import type { AppContext, RouteModule } from './deps.js'
@@ -38,6 +39,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   authorizeRoutes,
   loginRoutes,
   accountRoutes,
+  appsPageRoutes,
   approvalRoutes,
   apiRoutes,
   filesRoutes,

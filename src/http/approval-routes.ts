@@ -54,6 +54,38 @@ const notTheApprover = (approval: Approval) =>
     403,
   )
 
+/**
+ * Approves (`approve`) or refuses (`refuse`) a pending approval as `user`, who must be
+ * allowed to ({@link mayDecide}: a 403 page otherwise, and nothing changes). The approval
+ * page and the Apps and agents page both decide through here. True when decided now; false
+ * when it was decided before or expired.
+ */
+export async function decideAsApprover(
+  deps: AppDeps,
+  request: FastifyRequest,
+  approval: Approval,
+  user: User,
+  answer: unknown,
+): Promise<boolean> {
+  if (!mayDecide(approval, user)) throw notTheApprover(approval)
+  const decision = answer === 'approve' ? 'approved' : answer === 'refuse' ? 'refused' : null
+  if (decision === null)
+    throw new AuthorizePageError('Choose an answer', 'Approve or refuse the request.', 400)
+  const decided = await decideApproval(
+    deps.database.db,
+    approval.id,
+    decision,
+    user.id,
+    deps.clock.now(),
+  )
+  if (decided)
+    request.log.info(
+      { event: `approval_${decision}`, approval_id: approval.id, user_id: user.id },
+      'approval decided',
+    )
+  return decided
+}
+
 /** The approval the path names, and the signed-in person, who must be allowed to decide it. */
 async function approvalFor(
   deps: AppDeps,
@@ -136,23 +168,7 @@ export const approvalRoutes: RouteModule = {
             'This form is no longer valid. Reload the page and try again.',
             403,
           )
-        const decision =
-          form.decision === 'approve' ? 'approved' : form.decision === 'refuse' ? 'refused' : null
-        if (decision === null)
-          throw new AuthorizePageError('Choose an answer', 'Approve or refuse the request.', 400)
-        const { user } = current.session
-        const decided = await decideApproval(
-          deps.database.db,
-          approval.id,
-          decision,
-          user.id,
-          deps.clock.now(),
-        )
-        if (decided)
-          request.log.info(
-            { event: `approval_${decision}`, approval_id: approval.id, user_id: user.id },
-            'approval decided',
-          )
+        await decideAsApprover(deps, request, approval, current.session.user, form.decision)
         // Decided now, or before (or expired): the page shows where it stands.
         return redirect(reply, `/approvals/${encodeURIComponent(approval.id)}`)
       },

@@ -32,11 +32,17 @@ interface LoginForm {
   csrf?: unknown
   request?: unknown
   approval?: unknown
+  to?: unknown
 }
 
 /** The approval page a sign-in returns to (issue 35), when the value is an approval's id. */
 const approvalToReturnTo = (value: unknown): string | undefined =>
   typeof value === 'string' && APPROVAL_ID.test(value) ? value : undefined
+
+/** The signed-in pages a sign-in may return to by name (`to`); nothing else is followed. */
+const PAGES_TO_RETURN_TO: ReadonlySet<string> = new Set(['/account/apps'])
+const pageToReturnTo = (value: unknown): string | undefined =>
+  typeof value === 'string' && PAGES_TO_RETURN_TO.has(value) ? value : undefined
 
 /** Sign-in and sign-out pages, the signed-in page, and the stylesheet. */
 export const loginRoutes: RouteModule = {
@@ -55,13 +61,14 @@ export const loginRoutes: RouteModule = {
       redirect(reply, (await currentSession(request, deps)) ? '/account' : '/login'),
     )
 
-    app.get<{ Querystring: { request?: string; approval?: string } }>(
+    app.get<{ Querystring: { request?: string; approval?: string; to?: string } }>(
       '/login',
       html,
       async (request, reply) => {
         const browser = ensureBrowserToken(request, reply, deps)
         const pending = await pendingRequest(deps, request.query.request)
         const approval = approvalToReturnTo(request.query.approval)
+        const to = pageToReturnTo(request.query.to)
         const brand = await deps.school.brand()
         return sendPage(
           reply,
@@ -72,6 +79,7 @@ export const loginRoutes: RouteModule = {
             csrf: loginCsrf(browser),
             request: pending?.id,
             approval,
+            to,
             clientName: pending?.clientName,
             unverified: pending?.unverified,
             email: pending?.loginHint,
@@ -99,6 +107,7 @@ export const loginRoutes: RouteModule = {
         typeof form.request === 'string' ? form.request : undefined,
       )
       const approval = approvalToReturnTo(form.approval)
+      const to = pageToReturnTo(form.to)
       const brand = await deps.school.brand()
       const again = (status: number, error: string) =>
         sendPage(
@@ -110,6 +119,7 @@ export const loginRoutes: RouteModule = {
             csrf: loginCsrf(browser),
             request: pending?.id,
             approval,
+            to,
             clientName: pending?.clientName,
             unverified: pending?.unverified,
             email,
@@ -184,7 +194,7 @@ export const loginRoutes: RouteModule = {
           ? `/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`
           : approval
             ? `/approvals/${encodeURIComponent(approval)}`
-            : '/account',
+            : (to ?? '/account'),
       )
     })
 

@@ -52,7 +52,19 @@ export interface ActivityModel {
   readonly newestHref: string | undefined
 }
 
+/** One of the person's own requests waiting for a yes (issue 35). */
+export interface OwnWaitingRow {
+  readonly id: string
+  readonly appName: string | undefined
+  readonly description: string
+  readonly expiresAt: string
+  /** Whether the person answers it (else an owner or admin does). */
+  readonly yours: boolean
+}
+
 export interface AccountPageModel {
+  /** The person's own requests waiting for a yes. */
+  readonly waiting?: readonly OwnWaitingRow[]
   readonly school: string
   /** The school's logo and colour for the header; the name alone without it. */
   readonly brand?: Brand
@@ -134,6 +146,21 @@ ${
 </section>`
 }
 
+/** The person's own requests waiting for a yes, each linking to its approval page. */
+function waitingSection(rows: readonly OwnWaitingRow[]): SafeHtml {
+  return html`<section id="waiting" class="own-waiting">
+<h2>Waiting for a yes</h2>
+<ul>${rows.map(
+    (w) =>
+      html`<li><strong class="client-name">${shownClientName(w.appName) ?? 'Unnamed application'}</strong>: ${w.description} <span class="muted">(expires ${w.expiresAt})</span> ${
+        w.yours
+          ? html`<a href="/approvals/${w.id}">Approve or refuse</a>`
+          : html`<span class="muted">waits for an owner or admin</span>`
+      }</li>`,
+  )}</ul>
+</section>`
+}
+
 /** The signed-in person's page: who they are, and every tool they authorized. */
 export function accountPage(m: AccountPageModel): string {
   return layout({
@@ -144,6 +171,8 @@ export function accountPage(m: AccountPageModel): string {
 <h1>Connected apps</h1>
 <p>${m.userName} (${m.userEmail}), ${m.role.replaceAll('_', ' ')} at ${m.school}.</p>
 ${m.notice ? html`<p class="notice" role="status">${m.notice}</p>` : ''}
+${m.role === 'owner' || m.role === 'admin' ? html`<p><a href="/account/apps">Apps and agents at ${m.school}</a>: requests waiting, confirmations, integrations.</p>` : ''}
+${m.waiting && m.waiting.length > 0 ? waitingSection(m.waiting) : ''}
 <h2>Apps you authorized</h2>
 ${table(m.mine, m.csrf, false)}
 ${m.everyone ? html`<h2>All connected apps at ${m.school}</h2>${table(m.everyone, m.csrf, true)}` : ''}

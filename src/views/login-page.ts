@@ -12,6 +12,8 @@ export interface LoginPageModel {
   readonly request?: string
   /** The approval page this sign-in returns to (an approval's id), if any. */
   readonly approval?: string
+  /** The signed-in page this sign-in returns to (`/account/apps`), if any. */
+  readonly to?: string
   /** Which application asked, when signing in for one. */
   readonly clientName?: string
   /** Set when nobody at the school vetted that application: the unverified-tool warning. */
@@ -35,6 +37,7 @@ ${model.error ? html`<p class="error" role="alert" id="login-error">${model.erro
 <input type="hidden" name="csrf" value="${model.csrf}">
 ${model.request ? html`<input type="hidden" name="request" value="${model.request}">` : ''}
 ${model.approval ? html`<input type="hidden" name="approval" value="${model.approval}">` : ''}
+${model.to ? html`<input type="hidden" name="to" value="${model.to}">` : ''}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${model.email ?? ''}" ${model.email ? '' : html`autofocus`}>
 <label for="password">Password</label>

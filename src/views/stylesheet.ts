@@ -101,7 +101,9 @@ label {
 }
 input[type="email"],
 input[type="password"],
-input[type="text"] {
+input[type="text"],
+input[type="url"],
+select {
   width: 100%;
   padding: 0.6rem 0.7rem;
   font: inherit;
@@ -208,6 +210,22 @@ main:has(.wide) {
 .activity-list li {
   margin: 0.4rem 0;
   overflow-wrap: anywhere;
+}
+.rows {
+  list-style: none;
+  padding: 0;
+  margin: 0;
+}
+.rows > li {
+  border-bottom: 1px solid var(--line);
+  padding: 0.5rem 0;
+  overflow-wrap: anywhere;
+}
+.rows > li p {
+  margin: 0.2rem 0;
+}
+.policy-list label {
+  font-weight: normal;
 }
 .pager a {
   margin-right: 1rem;
