@@ -208,12 +208,12 @@ export function appsPage(m: AppsPageModel): string {
 <p>${m.userName} (${m.userEmail}) · <a href="/account">Your account</a></p>
 ${m.notice ? html`<p class="notice" role="status">${m.notice}</p>` : ''}
 ${m.error ? html`<p class="error" role="alert">${m.error}</p>` : ''}
-<nav aria-label="On this page"><a href="#waiting">Waiting</a> · <a href="#connected">Connected</a> · <a href="#policy">Confirmations</a> · <a href="#integrations">Integrations</a> · <a href="#activity">Activity</a></nav>
+<nav aria-label="On this page"><a href="#waiting">Waiting</a> · <a href="#connected">Connected</a> · <a href="#integrations">Integrations</a> · <a href="#activity">Activity</a> · <a href="#policy">Confirmations</a></nav>
 ${waitingSection(m)}
 ${grantsSection(m)}
-${policySection(m)}
 ${trustSection(m)}
 ${activitySection(m)}
+${policySection(m)}
 <form method="post" action="/logout"><input type="hidden" name="csrf" value="${m.logoutCsrf}"><button type="submit">Sign out</button></form>
 </section>`,
   })
