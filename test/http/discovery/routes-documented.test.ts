@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../../support/server.js'
 /**
  * Issue 5: every route the server answers is in the OpenAPI document (the reverse, every
  * documented operation answering, is checked in openapi.test.ts). The pages people use in a
- * browser (sign-in, consent, connected apps) are HTML forms, not API: they are listed here.
+ * browser (sign-in, consent, connected apps, approvals, apps and agents) are HTML forms, not API: they are listed here.
  */
 const PAGES = new Set([
   'GET /',
@@ -16,6 +16,13 @@ const PAGES = new Set([
   'POST /logout',
   'GET /account',
   'POST /account/connections/revoke',
+  'GET /account/apps',
+  'POST /account/apps/approvals/{id}',
+  'POST /account/apps/revoke',
+  'POST /account/apps/policy',
+  'POST /account/apps/trust',
+  'GET /approvals/{id}',
+  'POST /approvals/{id}',
   'GET /assets/portico.css',
   'GET /oauth/authorize/continue',
   'POST /oauth/authorize/decision',
