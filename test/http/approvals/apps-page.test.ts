@@ -180,6 +180,35 @@ describe('requests waiting for a yes', () => {
   })
 })
 
+describe('a person’s own waiting requests on /account', () => {
+  it('lists an editor’s own request, linking to its approval page, and nobody else’s', async () => {
+    const { agent, problem } = await heldDelete('Waiting for the editor', { role: 'editor' })
+    const other = await heldDelete('Waiting for someone else', { role: 'editor' })
+    const editor = await signIn(server, agent.person)
+    const page = await editor.request('/account')
+    expect(page.status).toBe(200)
+    const text = await page.text()
+    expect(text).toContain('Waiting for a yes')
+    expect(text).toContain(`href="/approvals/${problem.approval_id}"`)
+    expect(text).not.toContain(`/approvals/${other.problem.approval_id}`)
+    expect(text).not.toContain('href="/account/apps"')
+    expect((await editor.request(`/approvals/${problem.approval_id}`)).status).toBe(200)
+    // An owner's account page links to the Apps and agents page.
+    const owner = await signIn(server, await createPerson(server, 'owner'))
+    expect(await (await owner.request('/account')).text()).toContain('href="/account/apps"')
+  })
+
+  it('answers an unknown request on the apps page as not found', async () => {
+    const owner = await signIn(server, await createPerson(server, 'owner'))
+    const { csrf } = await open(owner)
+    const posted = await owner.post(`${PAGE}/approvals/apr_AAAAAAAAAAAAAAAAAAAAAA`, {
+      csrf,
+      decision: 'approve',
+    })
+    expect(posted.status).toBe(404)
+  })
+})
+
 describe('connected apps', () => {
   it('lists every live grant with its person and scopes, and Revoke ends it and its tokens', async () => {
     const agent = await issue(server, {
