@@ -166,7 +166,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'refresh',
     title: 'refresh-token grant (fresh token each time)',
-    note: 'oidc-provider also signs a new RS256 ID token at every refresh (openid was granted), Portico does not; the limit server reads the client and token in one query and writes the rotation in one step, without the rate limits Portico keeps per client; the pool: refresh tokens from the code exchanges before, topped up through the flow',
+    note: 'oidc-provider also signs a new RS256 ID token at every refresh (openid was granted), Portico does not; the limit server checks the client and token and writes the rotation in one step (on PostgreSQL one statement), without the rate limits Portico keeps per client; the pool: refresh tokens from the code exchanges before, topped up through the flow',
     servers: ['portico', 'oidc-provider', 'limit'],
     pool: 'refresh tokens',
     target: { versusLimit: { postgres: 1.5 } },
