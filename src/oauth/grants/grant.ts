@@ -29,6 +29,8 @@ export interface TokenDeps {
 
 /** What the token endpoint read along with the client: the presented refresh token's row. */
 export interface Prefetched {
+  /** The SHA-256 digest of the presented `refresh_token` the row was read by. */
+  readonly refreshDigest: string
   readonly refresh: RefreshGrant | undefined
 }
 

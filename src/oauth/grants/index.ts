@@ -37,13 +37,11 @@ export async function exchangeToken(deps: TokenDeps, params: TokenParams): Promi
   let clients: Pick<TokenDeps['clients'], 'find'> = deps.clients
   let prefetched: Prefetched | undefined
   if (type === 'refresh_token' && params.client_id !== undefined && params.refresh_token) {
-    const found = await deps.grants.findClientWithRefreshGrant(
-      params.client_id,
-      digest(params.refresh_token),
-    )
+    const refreshDigest = digest(params.refresh_token)
+    const found = await deps.grants.findClientWithRefreshGrant(params.client_id, refreshDigest)
     // A metadata-document client is judged by its document at every use, not by its row.
     if (!looksLikeClientIdUrl(params.client_id)) clients = { find: async () => found.client }
-    prefetched = { refresh: found.refresh }
+    prefetched = { refreshDigest, refresh: found.refresh }
   }
   const client = await authenticateClient(clients, {
     clientId: params.client_id,

@@ -24,7 +24,9 @@ const REFRESH_REFUSED = 'the refresh token is invalid, expired, revoked or alrea
 export const refreshTokenGrant: GrantHandler = {
   type: 'refresh_token',
   async handle(deps, client, params, prefetched) {
-    const presented = digest(requireParam(params, 'refresh_token'))
+    const presentedToken = requireParam(params, 'refresh_token')
+    // Hashed once: the endpoint read the row by this token's digest (the same parameter).
+    const presented = prefetched?.refreshDigest ?? digest(presentedToken)
     const now = deps.clock.now()
 
     const found = prefetched ? prefetched.refresh : await deps.grants.findRefreshGrant(presented)
