@@ -70,8 +70,18 @@ async function managerOf(
   return current
 }
 
-/** A form of this page: refused unless it carries the session's CSRF token. */
-function checkCsrf(current: CurrentSession, form: { csrf?: unknown }): void {
+/**
+ * A form posted to this page, by an owner or admin (else as managerOf answers), refused
+ * unless it carries the session's CSRF token.
+ */
+async function managersForm<Form extends { csrf?: unknown }>(
+  deps: AppDeps,
+  request: FastifyRequest<{ Body: Form }>,
+  reply: FastifyReply,
+): Promise<{ readonly current: CurrentSession; readonly form: Partial<Form> } | undefined> {
+  const current = await managerOf(deps, request, reply)
+  if (!current) return undefined
+  const form: Partial<Form> = request.body ?? {}
   const csrf = typeof form.csrf === 'string' ? form.csrf : ''
   if (!secretMatches(csrf, digest(appsCsrf(current.token))))
     throw new AuthorizePageError(
@@ -79,6 +89,7 @@ function checkCsrf(current: CurrentSession, form: { csrf?: unknown }): void {
       'This form is no longer valid. Reload the page and try again.',
       403,
     )
+  return { current, form }
 }
 
 async function nameOf(deps: AppDeps, userId: string): Promise<string> {
@@ -187,10 +198,9 @@ export const appsPageRoutes: RouteModule = {
       `${PAGE}/approvals/:id`,
       html,
       async (request, reply) => {
-        const current = await managerOf(deps, request, reply)
-        if (!current) return reply
-        const form = request.body ?? {}
-        checkCsrf(current, form)
+        const posted = await managersForm(deps, request, reply)
+        if (!posted) return reply
+        const { current, form } = posted
         const { id } = request.params
         const approval = APPROVAL_ID.test(id) ? await findApproval(deps.database.db, id) : undefined
         if (!approval)
@@ -218,10 +228,9 @@ export const appsPageRoutes: RouteModule = {
       `${PAGE}/revoke`,
       html,
       async (request, reply) => {
-        const current = await managerOf(deps, request, reply)
-        if (!current) return reply
-        const form = request.body ?? {}
-        checkCsrf(current, form)
+        const posted = await managersForm(deps, request, reply)
+        if (!posted) return reply
+        const { current, form } = posted
         const { user } = current.session
         const now = deps.clock.now()
         const grantId = typeof form.grant_id === 'string' ? form.grant_id : ''
@@ -251,10 +260,9 @@ export const appsPageRoutes: RouteModule = {
     )
 
     app.post<{ Body: Record<string, unknown> }>(`${PAGE}/policy`, html, async (request, reply) => {
-      const current = await managerOf(deps, request, reply)
-      if (!current) return reply
-      const form = request.body ?? {}
-      checkCsrf(current, form)
+      const posted = await managersForm(deps, request, reply)
+      if (!posted) return reply
+      const { current, form } = posted
       const db = deps.database.db
       const wanted: { operation: string; level: string }[] = []
       for (const row of await policyRows(db)) {
@@ -296,10 +304,9 @@ export const appsPageRoutes: RouteModule = {
       `${PAGE}/trust`,
       html,
       async (request, reply) => {
-        const current = await managerOf(deps, request, reply)
-        if (!current) return reply
-        const form = request.body ?? {}
-        checkCsrf(current, form)
+        const posted = await managersForm(deps, request, reply)
+        if (!posted) return reply
+        const { current, form } = posted
         const url = typeof form.url === 'string' ? form.url : ''
         const outcome = await trustDocument(deps.trustedClientDocuments, url, deps.clock.now())
         if (outcome.problem !== undefined)

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify'
 import type { AppDeps } from '../app-deps.js'
 import { AuthorizePageError } from '../oauth/authorize/errors.js'
 import { digest, secretMatches } from '../platform/crypto.js'
@@ -44,6 +45,57 @@ const PAGES_TO_RETURN_TO: ReadonlySet<string> = new Set(['/account/apps'])
 const pageToReturnTo = (value: unknown): string | undefined =>
   typeof value === 'string' && PAGES_TO_RETURN_TO.has(value) ? value : undefined
 
+/** Where a sign-in goes back to: a pending authorization, an approval, or a named page. */
+interface ReturnTo {
+  readonly pending: Awaited<ReturnType<typeof pendingRequest>>
+  readonly approval: string | undefined
+  readonly to: string | undefined
+}
+
+/** The return target a sign-in page's query or form names, each part checked. */
+async function returnOf(
+  deps: AppDeps,
+  fields: { readonly request?: unknown; readonly approval?: unknown; readonly to?: unknown },
+): Promise<ReturnTo> {
+  return {
+    pending: await pendingRequest(
+      deps,
+      typeof fields.request === 'string' ? fields.request : undefined,
+    ),
+    approval: approvalToReturnTo(fields.approval),
+    to: pageToReturnTo(fields.to),
+  }
+}
+
+/** The sign-in page, shown first or again with an error. */
+function sendLoginPage(
+  reply: FastifyReply,
+  status: number,
+  brand: Awaited<ReturnType<AppDeps['school']['brand']>>,
+  browser: string,
+  back: ReturnTo,
+  email: string | undefined,
+  error?: string,
+) {
+  return sendPage(
+    reply,
+    status,
+    loginPage({
+      school: brand.name,
+      brand,
+      csrf: loginCsrf(browser),
+      request: back.pending?.id,
+      approval: back.approval,
+      to: back.to,
+      clientName: back.pending?.clientName,
+      unverified: back.pending?.unverified,
+      email,
+      ...(error !== undefined && { error }),
+    }),
+    brand,
+  )
+}
+
 /** Sign-in and sign-out pages, the signed-in page, and the stylesheet. */
 export const loginRoutes: RouteModule = {
   register(app, deps) {
@@ -66,26 +118,9 @@ export const loginRoutes: RouteModule = {
       html,
       async (request, reply) => {
         const browser = ensureBrowserToken(request, reply, deps)
-        const pending = await pendingRequest(deps, request.query.request)
-        const approval = approvalToReturnTo(request.query.approval)
-        const to = pageToReturnTo(request.query.to)
+        const back = await returnOf(deps, request.query)
         const brand = await deps.school.brand()
-        return sendPage(
-          reply,
-          200,
-          loginPage({
-            school: brand.name,
-            brand,
-            csrf: loginCsrf(browser),
-            request: pending?.id,
-            approval,
-            to,
-            clientName: pending?.clientName,
-            unverified: pending?.unverified,
-            email: pending?.loginHint,
-          }),
-          brand,
-        )
+        return sendLoginPage(reply, 200, brand, browser, back, back.pending?.loginHint)
       },
     )
 
@@ -102,31 +137,11 @@ export const loginRoutes: RouteModule = {
       }
       const email = typeof form.email === 'string' ? form.email.trim() : ''
       const password = typeof form.password === 'string' ? form.password : ''
-      const pending = await pendingRequest(
-        deps,
-        typeof form.request === 'string' ? form.request : undefined,
-      )
-      const approval = approvalToReturnTo(form.approval)
-      const to = pageToReturnTo(form.to)
+      const back = await returnOf(deps, form)
+      const { pending, approval, to } = back
       const brand = await deps.school.brand()
       const again = (status: number, error: string) =>
-        sendPage(
-          reply,
-          status,
-          loginPage({
-            school: brand.name,
-            brand,
-            csrf: loginCsrf(browser),
-            request: pending?.id,
-            approval,
-            to,
-            clientName: pending?.clientName,
-            unverified: pending?.unverified,
-            email,
-            error,
-          }),
-          brand,
-        )
+        sendLoginPage(reply, status, brand, browser, back, email, error)
 
       if (email === '' || password === '' || email.length > 320)
         return again(400, 'Enter your e-mail address and password.')
