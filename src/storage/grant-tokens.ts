@@ -234,9 +234,28 @@ export async function findClientWithRefreshGrant(
   db: Db,
   clientId: string,
   tokenDigest: string,
-): Promise<{ client: Client | undefined; refresh: RefreshGrant | undefined }> {
+): Promise<ClientWithRefreshGrant> {
   if (cannotBeStored(clientId)) return { client: undefined, refresh: undefined }
   const [row] = await clientWithRefreshGrant(db, clientId, tokenDigest)
+  return clientWithRefreshGrantOf(row)
+}
+
+/** A refresh request's client, and the refresh token it presents with its grant and person. */
+export interface ClientWithRefreshGrant {
+  readonly client: Client | undefined
+  readonly refresh: RefreshGrant | undefined
+}
+
+/** The row of {@link clientWithRefreshGrant}, as what it found. */
+export type ClientWithRefreshGrantRow = Awaited<ReturnType<typeof clientWithRefreshGrant>>[number]
+
+/** {@link clientWithRefreshGrant}'s statement: the first step of the refresh in one statement. */
+export const clientWithRefreshGrantStatement = clientWithRefreshGrant.statement
+
+/** What a {@link clientWithRefreshGrant} row holds; the token only with its grant and person. */
+export function clientWithRefreshGrantOf(
+  row: ClientWithRefreshGrantRow | undefined,
+): ClientWithRefreshGrant {
   if (!row) return { client: undefined, refresh: undefined }
   const client = toClient(row)
   if (

@@ -10,6 +10,11 @@ import {
 } from './grant-tokens.js'
 import { createLiveTokenReader, type LiveAccessToken, type LiveRead } from './live-access-tokens.js'
 import { cannotBeStored } from './lookup.js'
+import {
+  type RefreshRotation,
+  type RefreshRotationOutcome,
+  rotateRefreshInOneStatement,
+} from './refresh-rotation.js'
 import type { Db } from './schema.js'
 import type {
   AccessTokenTable,
@@ -193,6 +198,17 @@ export function createGrantStore(
     ): Promise<{ client: Client | undefined; refresh: RefreshGrant | undefined }> {
       return findClientWithRefreshGrant(db, clientId, tokenDigest)
     },
+
+    /**
+     * PostgreSQL only (undefined on SQLite, in process, where a round trip costs nothing):
+     * a public client's refresh read, checked, rotated and stored in one statement; what it
+     * read comes back either way (refresh-rotation.ts).
+     */
+    rotateRefreshInOneStatement:
+      dialect === 'postgres'
+        ? (rotation: RefreshRotation): Promise<RefreshRotationOutcome> =>
+            rotateRefreshInOneStatement(db, rotation)
+        : undefined,
 
     async findAccessToken(tokenDigest: string): Promise<AccessTokenRow | undefined> {
       return db

@@ -1,11 +1,10 @@
-import { digest } from '../../platform/crypto.js'
 import { authenticateClient } from '../client-auth.js'
 import { looksLikeClientIdUrl } from '../client-id-metadata/client-id-url.js'
 import { OAuthError } from '../errors.js'
 import type { IssuedTokens } from '../tokens/issue-tokens.js'
 import { authorizationCodeGrant } from './authorization-code.js'
 import type { GrantHandler, Prefetched, TokenDeps, TokenParams } from './grant.js'
-import { refreshTokenGrant } from './refresh-token.js'
+import { readRefresh, refreshTokenGrant } from './refresh-token.js'
 
 /**
  * Every grant type the token endpoint serves. JWT-bearer, token exchange, client credentials
@@ -32,16 +31,18 @@ export async function exchangeToken(deps: TokenDeps, params: TokenParams): Promi
       `grant_type must be one of: ${GRANT_TYPES.join(', ')}`,
     )
   }
-  // A refresh reads its client and its token in one query (one round trip on PostgreSQL);
-  // the client is still authenticated before anything looks at the token.
+  // A refresh reads its client and its token in one query (one round trip on PostgreSQL),
+  // and the client is still authenticated before anything looks at the token; on
+  // PostgreSQL a public client's plain refresh is done whole by that query (readRefresh).
   let clients: Pick<TokenDeps['clients'], 'find'> = deps.clients
   let prefetched: Prefetched | undefined
-  if (type === 'refresh_token' && params.client_id !== undefined && params.refresh_token) {
-    const refreshDigest = digest(params.refresh_token)
-    const found = await deps.grants.findClientWithRefreshGrant(params.client_id, refreshDigest)
+  const { client_id: clientId, refresh_token: refreshToken } = params
+  if (type === 'refresh_token' && clientId !== undefined && refreshToken) {
+    const found = await readRefresh(deps, params, clientId, refreshToken)
+    if (found.issued) return found.issued
     // A metadata-document client is judged by its document at every use, not by its row.
-    if (!looksLikeClientIdUrl(params.client_id)) clients = { find: async () => found.client }
-    prefetched = { refreshDigest, refresh: found.refresh }
+    if (!looksLikeClientIdUrl(clientId)) clients = { find: async () => found.client }
+    prefetched = found
   }
   const client = await authenticateClient(clients, {
     clientId: params.client_id,

@@ -1,9 +1,19 @@
 import { digest } from '../../platform/crypto.js'
+import type { Client } from '../../storage/clients.js'
+import { looksLikeClientIdUrl } from '../client-id-metadata/client-id-url.js'
 import { OAuthError } from '../errors.js'
 import { resolveResource } from '../resource.js'
 import { parseScope } from '../scopes.js'
-import { grantEnd, issueTokens } from '../tokens/issue-tokens.js'
-import { type GrantHandler, GrantRefused, type RefusalReason, requireParam } from './grant.js'
+import { grantEnd, type IssuedTokens, issueTokens, tokenAnswer } from '../tokens/issue-tokens.js'
+import {
+  type GrantHandler,
+  GrantRefused,
+  type Prefetched,
+  type RefusalReason,
+  requireParam,
+  type TokenDeps,
+  type TokenParams,
+} from './grant.js'
 
 /**
  * How long after its rotation a refresh token counts as a concurrent refresh by the same
@@ -74,6 +84,63 @@ export const refreshTokenGrant: GrantHandler = {
     if (!issued) throw refused('refresh_token_concurrent')
     return issued
   },
+}
+
+/** What a refresh request's first step found, and the answer if it did the whole grant. */
+export interface RefreshRead extends Prefetched {
+  readonly client: Client | undefined
+  readonly issued?: IssuedTokens
+}
+
+/**
+ * A refresh request's first step: the client and the presented refresh token read together
+ * (one round trip on PostgreSQL), for the grant above to judge. Where the database can do the
+ * whole grant in one statement (PostgreSQL) and the request is the common one, a public
+ * client refreshing with neither `scope` nor `resource` and a client_id that is not a
+ * metadata document's URL, the same read also checks, rotates and stores the new tokens
+ * (storage/refresh-rotation.ts): `issued` is then the answer. Otherwise, or when that
+ * statement rotated nothing, the grant judges what was read and finds the exact refusal.
+ */
+export async function readRefresh(
+  deps: TokenDeps,
+  params: TokenParams,
+  clientId: string,
+  presentedToken: string,
+): Promise<RefreshRead> {
+  const refreshDigest = digest(presentedToken)
+  const rotate = deps.grants.rotateRefreshInOneStatement
+  if (
+    rotate === undefined ||
+    params.client_secret !== undefined ||
+    params.scope !== undefined ||
+    params.resource !== undefined ||
+    looksLikeClientIdUrl(clientId)
+  ) {
+    const found = await deps.grants.findClientWithRefreshGrant(clientId, refreshDigest)
+    return { ...found, refreshDigest }
+  }
+  const now = deps.clock.now()
+  const { lifetimes } = deps.config
+  const accessToken = deps.random.token('pat')
+  const refreshToken = deps.random.token('prt')
+  const outcome = await rotate({
+    clientId,
+    rotates: refreshDigest,
+    now,
+    grantMaximumMs: lifetimes.grantMaximum * 1000,
+    accessDigest: digest(accessToken),
+    accessExpires: now + lifetimes.accessToken * 1000,
+    refreshDigest: digest(refreshToken),
+    refreshLifetimeEnd: now + lifetimes.refreshToken * 1000,
+  })
+  const { client, refresh } = outcome
+  if (!outcome.rotated || refresh === undefined) return { client, refresh, refreshDigest }
+  return {
+    client,
+    refresh,
+    refreshDigest,
+    issued: tokenAnswer(lifetimes, accessToken, refresh.token.scope, refreshToken, undefined),
+  }
 }
 
 /** The access token's scope: the granted one, or the requested subset of it. */

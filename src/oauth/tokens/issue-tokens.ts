@@ -107,11 +107,22 @@ export async function issueTokens(
       : undefined,
   ])
   if (!stored) return undefined
+  return tokenAnswer(lifetimes, accessToken, input.scope, refreshToken, idToken)
+}
+
+/** The token endpoint's answer (RFC 6749 §5.1) of tokens issued and stored. */
+export function tokenAnswer(
+  lifetimes: Pick<TokenDeps['config']['lifetimes'], 'accessToken'>,
+  accessToken: string,
+  scope: string,
+  refreshToken: string | undefined,
+  idToken: string | undefined,
+): IssuedTokens {
   return {
     accessToken,
     tokenType: 'Bearer',
     expiresIn: lifetimes.accessToken,
-    scope: input.scope,
+    scope,
     refreshToken,
     idToken,
   }

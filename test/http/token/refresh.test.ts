@@ -192,3 +192,90 @@ describe('resource (RFC 8707) at refresh', () => {
     expect(response.status).toBe(200)
   })
 })
+
+describe('who refreshes: the client as registered, the person as they are now', () => {
+  it('refreshes for a confidential client with its secret; without it, invalid_client and the token stays usable', async () => {
+    const { client, tokens } = await issueTestTokens(server, {
+      metadata: { token_endpoint_auth_method: 'client_secret_post' },
+    })
+    expect(client.clientSecret).toBeDefined()
+    const { client_secret: _secret, ...withoutSecret } = refreshFields(client, tokens.refresh_token)
+    const refused = await postToken(server, withoutSecret)
+    expect(refused.status).toBe(401)
+    expect((await readJson(refused)).error).toBe('invalid_client')
+    const wrong = await postToken(
+      server,
+      refreshFields(client, tokens.refresh_token, { client_secret: 'pcs_wrong' }),
+    )
+    expect(wrong.status).toBe(401)
+    const response = await postToken(server, refreshFields(client, tokens.refresh_token))
+    expect(response.status).toBe(200)
+    expect((await getUserinfo(server, (await readJson(response)).access_token)).status).toBe(200)
+  })
+
+  it('refuses the refresh of a suspended person (invalid_grant), and refreshes again once they are active', async () => {
+    const { client, tokens, user } = await issueTestTokens(server)
+    const { db } = server.deps.database
+    await db
+      .updateTable('users')
+      .set({ status: 'suspended', disabled_at: clock.now() })
+      .where('id', '=', user.id)
+      .execute()
+    await expectInvalidGrant(await postToken(server, refreshFields(client, tokens.refresh_token)))
+    expect(server.logs.some((l) => l.reason === 'user_inactive')).toBe(true)
+    await db
+      .updateTable('users')
+      .set({ status: 'active', disabled_at: null })
+      .where('id', '=', user.id)
+      .execute()
+    expect((await postToken(server, refreshFields(client, tokens.refresh_token))).status).toBe(200)
+  })
+
+  it('refuses a refresh past the grant’s absolute lifetime, however fresh the token', async () => {
+    const { client, tokens } = await issueTestTokens(server)
+    const { refreshToken, grantMaximum } = server.deps.config.lifetimes
+    // Rotate just before each token expires, until the grant's end is passed.
+    let current = tokens.refresh_token
+    let elapsed = 0
+    while (elapsed + refreshToken < grantMaximum) {
+      clock.advance((refreshToken - 1) * 1000)
+      elapsed += refreshToken - 1
+      const body = await readJson(await postToken(server, refreshFields(client, current)))
+      expect(body.refresh_token).toBeDefined()
+      current = body.refresh_token
+    }
+    clock.advance((grantMaximum - elapsed) * 1000)
+    await expectInvalidGrant(await postToken(server, refreshFields(client, current)))
+    expect(server.logs.some((l) => l.reason === 'refresh_token_expired')).toBe(true)
+  })
+})
+
+describe('the refresh in one statement (PostgreSQL)', () => {
+  it('does a public client’s plain refresh without the two-step read; any other refresh reads first', async () => {
+    const { grants } = server.deps
+    const read = grants.findClientWithRefreshGrant
+    let reads = 0
+    grants.findClientWithRefreshGrant = (...args) => {
+      reads += 1
+      return read(...args)
+    }
+    try {
+      const { client, tokens } = await issueTestTokens(server)
+      const plain = await readJson(
+        await postToken(server, refreshFields(client, tokens.refresh_token)),
+      )
+      expect(plain.refresh_token).toBeDefined()
+      const oneStatement = grants.rotateRefreshInOneStatement !== undefined
+      expect(reads).toBe(oneStatement ? 0 : 1)
+      const narrowed = await postToken(
+        server,
+        refreshFields(client, plain.refresh_token, { scope: 'openid' }),
+      )
+      expect(narrowed.status).toBe(200)
+      expect(reads).toBe(oneStatement ? 1 : 2)
+      expect(oneStatement).toBe(server.deps.database.dialect === 'postgres')
+    } finally {
+      grants.findClientWithRefreshGrant = read
+    }
+  })
+})
