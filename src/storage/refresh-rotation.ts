@@ -24,10 +24,23 @@ export interface RefreshRotation {
   readonly refreshLifetimeEnd: number
 }
 
-/** What the statement read (as {@link clientWithRefreshGrantOf} makes it), and whether it rotated. */
-export interface RefreshRotationOutcome extends ClientWithRefreshGrant {
-  /** True: the token was rotated and the new tokens stored; the token's scope is theirs. */
-  readonly rotated: boolean
+/**
+ * What the statement did: rotated, with the scope of the token it rotated (which the new
+ * tokens have), or not, with what it read (as {@link clientWithRefreshGrantOf} makes it) for
+ * the grant to judge.
+ */
+export type RefreshRotationOutcome =
+  | { readonly rotated: true; readonly scope: string }
+  | ({ readonly rotated: false } & ClientWithRefreshGrant)
+
+/**
+ * The statement's one row: a rotation's scope, or the read's row (as JSON, the columns of
+ * {@link ClientWithRefreshGrantRow}, bigints as numbers). Only a refusal needs the read, and a
+ * row of 35 columns cost pg more to describe and parse than the statement's own checks.
+ */
+interface RotationRow {
+  readonly rotated_scope: string | null
+  readonly found: ClientWithRefreshGrantRow | null
 }
 
 /**
@@ -94,7 +107,8 @@ used as (
   from rotated
   where g.id = rotated.grant_id
 )
-select found.*, exists (select 1 from rotated) as rotated from found`
+select (select scope from rotated) as rotated_scope,
+       (select row_to_json(found) from found where not exists (select 1 from rotated)) as found`
 }
 
 /** The statement's text by the read's text (one read, so one text per database kind). */
@@ -106,7 +120,7 @@ export async function rotateRefreshInOneStatement(
   rotation: RefreshRotation,
 ): Promise<RefreshRotationOutcome> {
   if (cannotBeStored(rotation.clientId))
-    return { client: undefined, refresh: undefined, rotated: false }
+    return { rotated: false, client: undefined, refresh: undefined }
   const found = clientWithRefreshGrantStatement(db, rotation.clientId, rotation.rotates)
   let text = texts.get(found.sql)
   if (text === undefined) {
@@ -125,6 +139,8 @@ export async function rotateRefreshInOneStatement(
       rotation.refreshDigest,
       rotation.refreshLifetimeEnd,
     ],
-  } as CompiledQuery<ClientWithRefreshGrantRow & { rotated: boolean }>)
-  return { ...clientWithRefreshGrantOf(row), rotated: row?.rotated === true }
+  } as CompiledQuery<RotationRow>)
+  if (row?.rotated_scope !== null && row?.rotated_scope !== undefined)
+    return { rotated: true, scope: row.rotated_scope }
+  return { rotated: false, ...clientWithRefreshGrantOf(row?.found ?? undefined) }
 }

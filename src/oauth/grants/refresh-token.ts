@@ -133,13 +133,12 @@ export async function readRefresh(
     refreshDigest: digest(refreshToken),
     refreshLifetimeEnd: now + lifetimes.refreshToken * 1000,
   })
-  const { client, refresh } = outcome
-  if (!outcome.rotated || refresh === undefined) return { client, refresh, refreshDigest }
+  if (!outcome.rotated) return { client: outcome.client, refresh: outcome.refresh, refreshDigest }
   return {
-    client,
-    refresh,
+    client: undefined,
+    refresh: undefined,
     refreshDigest,
-    issued: tokenAnswer(lifetimes, accessToken, refresh.token.scope, refreshToken, undefined),
+    issued: tokenAnswer(lifetimes, accessToken, outcome.scope, refreshToken, undefined),
   }
 }
 

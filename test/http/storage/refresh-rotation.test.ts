@@ -123,9 +123,7 @@ describe.skipIf(!postgresAdminUrl)('the refresh grant in one statement (PostgreS
     const before = await rows(db)
 
     const outcome = await grants.rotateRefreshInOneStatement!(rotation())
-    expect(outcome.rotated).toBe(true)
-    expect(outcome.client?.clientId).toBe('pci_public')
-    expect(outcome.refresh?.token.scope).toBe('token-scope')
+    expect(outcome).toEqual({ rotated: true, scope: 'token-scope' })
 
     const after = await rows(db)
     expect(after.access).toEqual([
@@ -241,9 +239,14 @@ describe.skipIf(!postgresAdminUrl)('the refresh grant in one statement (PostgreS
       const grants = await seeded(db)
       await refusal.change?.(db)
       const before = await rows(db)
-      const outcome = await grants.rotateRefreshInOneStatement!(rotation(refusal.rotation))
-      expect(outcome.rotated).toBe(false)
+      const asked = rotation(refusal.rotation)
+      const outcome = await grants.rotateRefreshInOneStatement!(asked)
       expect(await rows(db)).toEqual(before)
+      // What it read, for the grant to judge, is exactly what the two-step read reads.
+      expect(outcome).toEqual({
+        rotated: false,
+        ...(await grants.findClientWithRefreshGrant(asked.clientId, asked.rotates)),
+      })
     })
   }
 
