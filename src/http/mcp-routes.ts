@@ -243,8 +243,8 @@ export const mcpRoutes: RouteModule = {
         if (body === PARSE_ERROR)
           return rpcError(reply, 400, -32700, 'Parse error: the body is not one JSON value')
         const needed = stepUps(tools, caller, body.value)
-        const missing = [...new Set(needed.flatMap((s) => s.scopes))]
-        if (missing.length > 0) {
+        if (needed.length > 0) {
+          const missing = [...new Set(needed.flatMap((s) => s.scopes))]
           // A refused write is counted, as REST counts one (the activity record): once for
           // the request, however many calls a batch holds.
           const write = needed.find(({ tool }) => tool.operation.effect !== 'read')

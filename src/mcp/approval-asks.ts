@@ -77,6 +77,14 @@ export function elicitationModes(envelope: Record<string, unknown> | undefined):
 const digestOf = (input: ToolInput) =>
   argumentsDigest({ params: input.params, query: input.query, body: input.body })
 
+/** Whether a call may carry the person's answer (a 2026-07-28 retry with its state). */
+export const carriesAnswer = (
+  asking: Asking | undefined,
+): asking is Extract<Asking, { era: '2026-07-28' }> & {
+  readonly responses: Record<string, unknown>
+  readonly state: AskedState
+} => asking?.era === '2026-07-28' && !!asking.state && !!asking.responses
+
 /**
  * A retried call carrying the person's answer to a form: records it, when the state names
  * this grant, operation and arguments (else the answer is ignored and the call asks again).
@@ -91,7 +99,7 @@ export async function takeAnswer(
   answer: (approvalId: string, accept: boolean) => Promise<boolean>,
   requestId: string,
 ): Promise<ToolResult | undefined> {
-  if (asking?.era !== '2026-07-28' || !asking.state || !asking.responses) return undefined
+  if (!carriesAnswer(asking)) return undefined
   const { state } = asking
   if (
     state.grant !== caller.grantId ||

@@ -24,6 +24,7 @@ import {
   type AskedState,
   type Asking,
   askApproval,
+  carriesAnswer,
   elicitationModes,
   takeAnswer,
 } from './approval-asks.js'
@@ -84,23 +85,24 @@ const INSTRUCTIONS = [
  * handled as the REST binding handles a raw body: the operation checks everything else and
  * says how many bytes it takes (413 beyond, counted on the decoded size, known from the
  * base64's length) before the base64 is checked and decoded. A JSON body is held to the
- * operation's JSON limit, as over HTTP.
+ * operation's JSON limit, as over HTTP. Not itself async (its promise is the operation's, a
+ * few turns of promises fewer): what it throws, callTool catches as it would the rejection.
  */
-async function runOperation(
+function runOperation(
   context: McpContext,
   operation: ApiOperation,
   input: ToolInput,
 ): Promise<OperationResult> {
-  let base: OperationInput = {
+  const prefetched = prefetchedFor(context.prefetched, operation, input.params)
+  const base: OperationInput = {
     caller: context.caller,
     params: input.params,
     query: input.query,
     ...(input.idempotencyKey !== undefined && { idempotencyKey: input.idempotencyKey }),
     ...(input.dryRun && { dryRun: true }),
     ...(context.clientAddress !== undefined && { clientAddress: context.clientAddress }),
+    ...(prefetched !== undefined && { prefetched }),
   }
-  const prefetched = prefetchedFor(context.prefetched, operation, input.params)
-  if (prefetched !== undefined) base = { ...base, prefetched }
   const { file } = input
   if (file && operation.bodyLimit) {
     const withFile: OperationInput = {
@@ -153,8 +155,10 @@ async function callTool(
   try {
     input = toolInput(tool.arguments, args)
     const { approvals } = context
+    // Only a retry carrying an answer waits for it (a turn of promises on every call else).
     const answered =
       approvals &&
+      carriesAnswer(asking) &&
       (await takeAnswer(asking, tool, input, context.caller, approvals.answer, context.requestId))
     if (answered) return answered
     return toolSuccess(await runOperation(context, tool.operation, input))

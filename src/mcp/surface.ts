@@ -50,10 +50,14 @@ const values = (value: QueryValue): string[] =>
     .map((v) => v.trim())
     .filter((v) => v.length > 0)
 
+/** The surface of a request that asks for none: the core, writes listed. */
+const DEFAULT_SURFACE: Surface = { toolsets: new Set(), readOnly: false }
+
 /** The surface a request asks for, or why it cannot be had (an unknown toolset …). */
 export function surfaceOf(
   query: Readonly<Record<string, QueryValue>>,
 ): Surface | { readonly refused: string } {
+  if (query.toolsets === undefined && query.read_only === undefined) return DEFAULT_SURFACE
   const toolsets = new Set<OperationArea>()
   for (const name of values(query.toolsets)) {
     if (name === 'all') for (const area of AREA_NAMES) toolsets.add(area)

@@ -18,6 +18,8 @@ export type ToolAccess =
   /** The person's role forbids it, whatever the token: a tool error. */
   | { readonly kind: 'refused'; readonly problem: ProblemFields }
 
+const ALLOWED: ToolAccess = { kind: 'allowed' }
+
 /**
  * Decides before a call whether the token suffices. A public read needs no scope (without
  * one it answers what the public sees); anything else needs its scope, granted to the token
@@ -35,6 +37,6 @@ export function toolAccess(tool: SchoolTool, caller: TokenCaller): ToolAccess {
         detail: `the ${role.replaceAll('_', ' ')} role may not use ${tool.name}, whatever the token's scopes`,
       },
     }
-  if (scope === undefined || isPublic || caller.scopes.has(scope)) return { kind: 'allowed' }
+  if (scope === undefined || isPublic || caller.scopes.has(scope)) return ALLOWED
   return { kind: 'step_up', scopes: [scope] }
 }
