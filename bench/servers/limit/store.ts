@@ -152,7 +152,10 @@ export function sqliteStore(file: string): Store {
     countEvents: async () => count(s.countEvents),
     tickets: async (ids) => tickets(ids.length).all(...ids) as Row[],
     sold: async (ids) => sold(ids.length).all(...ids) as Row[],
-    refresh: async (w) => refresh(w),
+    // BEGIN IMMEDIATE: the write lock first, waiting as busy_timeout allows. A deferred
+    // transaction that reads and then writes fails at once (SQLITE_BUSY) when another
+    // process (Portico, idle between its phases) wrote since its read began.
+    refresh: async (w) => refresh.immediate(w),
   }
 }
 
