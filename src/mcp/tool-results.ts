@@ -52,26 +52,28 @@ const nextCursorOf = (body: unknown): string | null =>
 /**
  * The structured content of results as the operation serialised it: kept as text beside the
  * result, spliced in by toolResultJson, parsed by toolResultValue only when the SDK's
- * transport answers the call. With it, the notes' content as JSON where it was kept.
+ * transport answers the call.
  */
-const serialised = new WeakMap<
-  ToolResult,
-  {
-    readonly json: string
-    /** The notes' content and its JSON, where they were kept. */
-    readonly notes?: ToolResult['content'][number]
-    readonly notesJson?: string
-  }
->()
+const serialised = new WeakMap<ToolResult, string>()
+
+type Content = ToolResult['content'][number]
 
 /**
- * The notes' text and their content's JSON, kept for notes that name no cursor and no
- * location: then they depend only on the three flags of the answer (dry run, replayed,
- * public), and are the same on every such call (serialising them cost each call a µs).
+ * Notes that name no cursor and no location depend only on the answer's three flags (dry run,
+ * replayed, public): one content object for each set of flags, made once and shared, with its
+ * JSON in {@link contentJson} (serialising the notes cost each call a µs).
  */
-const keptNotes: Array<{ readonly text: string; readonly json: string } | undefined> = []
+const keptNotes: Array<Content | undefined> = []
+const contentJson = new WeakMap<Content, string>()
 
-function keptNotesOf(result: OperationResult): { readonly text: string; readonly json: string } {
+/** The notes as content, for the model alone. */
+function notesContent(result: OperationResult, nextCursor: string | null): Content {
+  const made = (): Content => ({
+    type: 'text',
+    text: notes(result, nextCursor).join('\n'),
+    annotations: { audience: ['assistant'] },
+  })
+  if (nextCursor !== null || result.location) return made()
   const headers = result.headers
   const flags =
     (headers?.['dry-run'] === 'true' ? 1 : 0) |
@@ -79,19 +81,12 @@ function keptNotesOf(result: OperationResult): { readonly text: string; readonly
     (headers?.['data-visibility'] === 'public' ? 4 : 0)
   let kept = keptNotes[flags]
   if (kept === undefined) {
-    const text = notes(result, null).join('\n')
-    kept = { text, json: JSON.stringify(notesContent(text)) }
+    kept = made()
+    contentJson.set(kept, JSON.stringify(kept))
     keptNotes[flags] = kept
   }
   return kept
 }
-
-/** The notes as content, for the model alone. */
-const notesContent = (text: string): ToolResult['content'][number] => ({
-  type: 'text',
-  text,
-  annotations: { audience: ['assistant'] },
-})
 
 /**
  * An operation's answer as a tool result: the JSON as text and as structured content. An
@@ -101,16 +96,8 @@ const notesContent = (text: string): ToolResult['content'][number] => ({
 export function toolSuccess(result: OperationResult): ToolResult {
   const { json } = result
   if (json?.startsWith('{') && result.status !== 204) {
-    const nextCursor = result.page?.nextCursor ?? null
-    if (nextCursor !== null || result.location) {
-      const tool: ToolResult = { content: answerContent(json, result, nextCursor) }
-      serialised.set(tool, { json })
-      return tool
-    }
-    const kept = keptNotesOf(result)
-    const notes = notesContent(kept.text)
-    const tool: ToolResult = { content: [{ type: 'text', text: json }, notes] }
-    serialised.set(tool, { json, notes, notesJson: kept.json })
+    const tool: ToolResult = { content: answerContent(json, result, result.page?.nextCursor) }
+    serialised.set(tool, json)
     return tool
   }
   const body = json !== undefined ? (JSON.parse(json) as unknown) : result.body
@@ -128,7 +115,7 @@ function answerContent(
   result: OperationResult,
   nextCursor: string | null | undefined,
 ): ToolResult['content'] {
-  return [{ type: 'text', text: json }, notesContent(notes(result, nextCursor ?? null).join('\n'))]
+  return [{ type: 'text', text: json }, notesContent(result, nextCursor ?? null)]
 }
 
 /**
@@ -161,26 +148,25 @@ function quoted(json: string): string {
  * structured content and (quoted) as the first text, as JSON.stringify would write them.
  */
 export function toolResultJson(tool: CallAnswer): string {
-  const kept = isResult(tool) ? serialised.get(tool) : undefined
-  if (kept === undefined || !isResult(tool)) return JSON.stringify(tool)
-  const { json } = kept
+  const json = isResult(tool) ? serialised.get(tool) : undefined
+  if (json === undefined || !isResult(tool)) return JSON.stringify(tool)
   const { content } = tool
   if (content[0]?.text !== json)
     return JSON.stringify({ ...tool, structuredContent: JSON.parse(json) })
   let others = ''
   for (let at = 1; at < content.length; at++) {
     const item = content[at]
-    others += `,${item === kept.notes && kept.notesJson !== undefined ? kept.notesJson : JSON.stringify(item)}`
+    if (item) others += `,${contentJson.get(item) ?? JSON.stringify(item)}`
   }
   return `{"content":[{"type":"text","text":${quoted(json)}}${others}],"structuredContent":${json}}`
 }
 
 /** A tool result as a value, its structured content parsed where it was kept as text. */
 export function toolResultValue(tool: CallAnswer): CallAnswer {
-  const kept = isResult(tool) ? serialised.get(tool) : undefined
-  return kept === undefined
+  const json = isResult(tool) ? serialised.get(tool) : undefined
+  return json === undefined
     ? tool
-    : { ...tool, structuredContent: JSON.parse(kept.json) as Record<string, unknown> }
+    : { ...tool, structuredContent: JSON.parse(json) as Record<string, unknown> }
 }
 
 /** A refusal as a tool error carrying the REST API's problem details (RFC 9457). */

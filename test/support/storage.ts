@@ -45,3 +45,16 @@ export function storedClient(clientId: string, clientName: string): Client {
     lastUsedAt: undefined,
   }
 }
+
+/** Every stored token, and each grant's use, expiry and revocation: what a token write touched. */
+export async function tokenRows(db: Database['db']) {
+  return {
+    access: await db.selectFrom('access_tokens').selectAll().orderBy('token_digest').execute(),
+    refresh: await db.selectFrom('refresh_tokens').selectAll().orderBy('token_digest').execute(),
+    grants: await db
+      .selectFrom('grants')
+      .select(['id', 'last_used_at', 'expires_at', 'revoked_at'])
+      .orderBy('id')
+      .execute(),
+  }
+}

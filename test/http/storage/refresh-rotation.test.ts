@@ -5,7 +5,12 @@ import { createGrantStore } from '../../../src/storage/grants.js'
 import type { RefreshRotation } from '../../../src/storage/refresh-rotation.js'
 import { createUserStore } from '../../../src/storage/users.js'
 import { postgresAdminUrl } from '../../support/databases.js'
-import { openTestStorage, storedClient, type TestStorage } from '../../support/storage.js'
+import {
+  openTestStorage,
+  storedClient,
+  type TestStorage,
+  tokenRows,
+} from '../../support/storage.js'
 
 /**
  * The refresh grant in one PostgreSQL statement (refresh-rotation.ts): it rotates only what
@@ -103,29 +108,17 @@ async function seeded(db: Database['db']) {
   return grants
 }
 
-async function rows(db: Database['db']) {
-  return {
-    access: await db.selectFrom('access_tokens').selectAll().orderBy('token_digest').execute(),
-    refresh: await db.selectFrom('refresh_tokens').selectAll().orderBy('token_digest').execute(),
-    grants: await db
-      .selectFrom('grants')
-      .select(['id', 'last_used_at', 'expires_at', 'revoked_at'])
-      .orderBy('id')
-      .execute(),
-  }
-}
-
 describe.skipIf(!postgresAdminUrl)('the refresh grant in one statement (PostgreSQL)', () => {
   it('rotates, stores both new tokens in their columns and records the grant’s use', async () => {
     storage = await openTestStorage()
     const { db } = storage.opened
     const grants = await seeded(db)
-    const before = await rows(db)
+    const before = await tokenRows(db)
 
     const outcome = await grants.rotateRefreshInOneStatement!(rotation())
     expect(outcome).toEqual({ rotated: true, scope: 'token-scope' })
 
-    const after = await rows(db)
+    const after = await tokenRows(db)
     expect(after.access).toEqual([
       {
         token_digest: 'access-new',
@@ -238,10 +231,10 @@ describe.skipIf(!postgresAdminUrl)('the refresh grant in one statement (PostgreS
       const { db } = storage.opened
       const grants = await seeded(db)
       await refusal.change?.(db)
-      const before = await rows(db)
+      const before = await tokenRows(db)
       const asked = rotation(refusal.rotation)
       const outcome = await grants.rotateRefreshInOneStatement!(asked)
-      expect(await rows(db)).toEqual(before)
+      expect(await tokenRows(db)).toEqual(before)
       // What it read, for the grant to judge, is exactly what the two-step read reads.
       expect(outcome).toEqual({
         rotated: false,
@@ -262,7 +255,7 @@ describe.skipIf(!postgresAdminUrl)('the refresh grant in one statement (PostgreS
       ),
     )
     expect(outcomes.filter((o) => o.rotated)).toHaveLength(1)
-    const after = await rows(db)
+    const after = await tokenRows(db)
     expect(after.access).toHaveLength(1)
     expect(after.refresh.filter((r) => r.grant_id === 'grt_pci_public')).toHaveLength(2)
   })

@@ -5,7 +5,12 @@ import { createGrantStore } from '../../../src/storage/grants.js'
 import type { AccessTokenTable, RefreshTokenTable } from '../../../src/storage/tables/oauth.js'
 import { createUserStore } from '../../../src/storage/users.js'
 import { postgresAdminUrl } from '../../support/databases.js'
-import { openTestStorage, storedClient, type TestStorage } from '../../support/storage.js'
+import {
+  openTestStorage,
+  storedClient,
+  type TestStorage,
+  tokenRows,
+} from '../../support/storage.js'
 
 /**
  * The token endpoint's write (grant-tokens.ts: one statement on PostgreSQL, compiled once per
@@ -88,18 +93,6 @@ const refresh = (k: number): RefreshTokenTable => ({
   rotated_at: null,
 })
 
-async function rows(db: Database['db']) {
-  return {
-    access: await db.selectFrom('access_tokens').selectAll().orderBy('token_digest').execute(),
-    refresh: await db.selectFrom('refresh_tokens').selectAll().orderBy('token_digest').execute(),
-    grants: await db
-      .selectFrom('grants')
-      .select(['id', 'last_used_at', 'expires_at'])
-      .orderBy('id')
-      .execute(),
-  }
-}
-
 describe('the token write', () => {
   it('stores each value in its own column, with and without a refresh token', async () => {
     storage = await openTestStorage()
@@ -109,13 +102,13 @@ describe('the token write', () => {
     expect(await grants.insertTokens('grt_1', access(1), undefined, T0 + 50)).toBe(true)
     expect(await grants.insertTokens('grt_2', access(2), refresh(2), T0 + 60)).toBe(true)
 
-    const stored = await rows(db)
+    const stored = await tokenRows(db)
     expect(stored.access).toEqual([access(1), access(2)])
     expect(stored.refresh).toEqual([refresh(2)])
     // The grant named, used now, and living as long as the longest token issued under it.
     expect(stored.grants).toEqual([
-      { id: 'grt_1', last_used_at: T0 + 50, expires_at: access(1).expires_at },
-      { id: 'grt_2', last_used_at: T0 + 60, expires_at: refresh(2).expires_at },
+      { id: 'grt_1', last_used_at: T0 + 50, expires_at: access(1).expires_at, revoked_at: null },
+      { id: 'grt_2', last_used_at: T0 + 60, expires_at: refresh(2).expires_at, revoked_at: null },
     ])
   })
 
@@ -132,13 +125,14 @@ describe('the token write', () => {
       false,
     )
 
-    const stored = await rows(db)
+    const stored = await tokenRows(db)
     expect(stored.access).toEqual([access(2), access(3)])
     expect(stored.refresh).toEqual([{ ...refresh(2), rotated_at: T0 + 70 }, refresh(3)])
     expect(stored.grants[1]).toEqual({
       id: 'grt_2',
       last_used_at: T0 + 70,
       expires_at: refresh(3).expires_at,
+      revoked_at: null,
     })
   })
 })
