@@ -10,8 +10,9 @@ import {
   SqliteDialect,
   sql,
 } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { type DatabaseConfig, type DatabasePool, parseConfig } from '../config.js'
+import { lazyModule } from '../platform/lazy-module.js'
 import type { PoolUse } from '../platform/metrics.js'
 import { type DirectRunner, preparedName, runDirectly } from './compiled-query.js'
 import type { Db, Schema } from './schema.js'
@@ -42,6 +43,9 @@ export interface Database {
 const INT8_OID = 20
 /** The parser of bigint columns, asked for at every column of every result (pg's `addFields`). */
 const int8AsNumber = (value: string) => Number(value)
+
+/** The PostgreSQL driver, loaded once a PostgreSQL database is opened (SQLite never needs it). */
+const postgresDriver = lazyModule<typeof pg>('pg')
 
 /** How long /readyz waits for the database before calling it unavailable. */
 const PING_TIMEOUT_MS = 3000
@@ -142,7 +146,8 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
   // Every wait is bounded, so a database that goes away answers 503s, never hangs: a
   // connection within half the timeout, a statement within it (cancelled by the server),
   // and a little more on the client for a network that went silent.
-  const pool = new pg.Pool({
+  const driver = postgresDriver()
+  const pool = new driver.Pool({
     connectionString: config.url,
     max: limits.size,
     connectionTimeoutMillis: Math.ceil(limits.timeoutMs / 2),
@@ -156,7 +161,7 @@ function createDialect(config: DatabaseConfig, limits: DatabasePool) {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID
           ? int8AsNumber
-          : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+          : driver.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
     },
   })
   // An idle client that errors (the server restarted) must not crash the process.
@@ -197,8 +202,10 @@ function runNamed(
   values: unknown[],
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query: pg.Query & { name?: string } = new pg.Query(text, values, (error, result) =>
-      error ? reject(error) : resolve(result as pg.QueryResult),
+    const query: pg.Query & { name?: string } = new (postgresDriver().Query)(
+      text,
+      values,
+      (error, result) => (error ? reject(error) : resolve(result as pg.QueryResult)),
     )
     query.name = name
     client.query(query)

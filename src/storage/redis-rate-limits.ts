@@ -1,7 +1,11 @@
-import { Redis } from 'ioredis'
+import type * as IORedis from 'ioredis'
+import { lazyModule } from '../platform/lazy-module.js'
 import type { Logger } from '../platform/logger.js'
 import { type RateLimiter, windowOf } from './rate-limits.js'
 import { StorageUnavailable } from './unavailable.js'
+
+/** The Redis client, loaded once a deployment configures Redis. */
+const redisClient = lazyModule<typeof IORedis>('ioredis')
 
 /**
  * INCR and, for the window's first request, PEXPIRE, as one atomic step: a counter never
@@ -30,6 +34,7 @@ export interface RedisRateLimiterOptions {
  * It connects on first use, so a CLI command that never counts never connects.
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
+  const { Redis } = redisClient()
   const redis = new Redis(options.url, {
     lazyConnect: true,
     connectTimeout: 2000,

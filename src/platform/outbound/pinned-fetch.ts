@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns'
 import { lookup as dnsLookup } from 'node:dns/promises'
-import { Agent, request } from 'undici'
+import type * as Undici from 'undici'
+import { lazyModule } from '../lazy-module.js'
 import { isLoopbackAddress, normalAddress, specialUseRange } from './special-use-addresses.js'
 
 /**
@@ -45,6 +46,9 @@ export type PinnedFetchResult =
 /** `application/json` or any `application/<something>+json`, parameters allowed. */
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i
 
+/** The HTTP client, loaded at the first outbound fetch (most deployments make none). */
+const httpClient = lazyModule<typeof Undici>('undici')
+
 /**
  * Fetches `url` (an https URL already judged acceptable as a string) and returns its body,
  * or the reason it was refused; it never throws for anything the remote side does.
@@ -62,6 +66,7 @@ export async function pinnedFetch(
   const checked = await checkedAddress(url, options, signal)
   if ('reason' in checked) return { ok: false, reason: checked.reason }
   const { address, family } = checked
+  const { Agent, request } = httpClient()
   const agent = new Agent({
     connect: {
       timeout: options.timeoutMs,
