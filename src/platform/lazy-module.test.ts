@@ -28,7 +28,9 @@ describe('packages a SQLite deployment never uses', () => {
   it('are loaded on first use, never imported at startup', () => {
     // pg (PostgreSQL), ioredis (shared rate limits), undici (outbound fetches of metadata
     // documents) and css-tree's main module (its whole CSS grammar): together about 15 MB of
-    // heap that every major garbage collection would mark again.
+    // heap that every major garbage collection would mark again. A started server's loaded
+    // packages are checked too (test/cli/serve-packages.test.ts); css-tree's main module is
+    // an ES module, which only this scan sees.
     const large = new Set(['pg', 'ioredis', 'undici', 'css-tree'])
     const importing = sourceFiles('src').flatMap((file) =>
       valueImports(readFileSync(file, 'utf8'))

@@ -174,7 +174,7 @@ function memoryKept(): Promise<MemorySample[]> {
   return Promise.all(cluster.servers.map(measureMemory))
 }
 
-function mib(samples: MemorySample[][], key: keyof MemorySample): string {
+function mib(samples: MemorySample[][], key: Exclude<keyof MemorySample, 'packages'>): string {
   return samples.map((m) => m.map((v) => v[key].toFixed(1)).join('/')).join(', ')
 }
 

@@ -1,6 +1,6 @@
 // Preloaded into a `portico serve` started by a test (`--expose-gc --require` this file):
 // on SIGUSR2 it closes the idle connections, collects all garbage, then writes one line to
-// stderr with what the process still holds. Plain CommonJS, so Node 20 runs it as it is; it
+// stderr with what the process still holds, and which CommonJS packages it loaded. Plain CommonJS, so Node 20 runs it as it is; it
 // changes nothing else.
 const { writeSync } = require('node:fs')
 const http = require('node:http')
@@ -49,6 +49,17 @@ function sample() {
     heapUsed,
     external,
     heapResident: getHeapStatistics().total_physical_size,
+    packages: loadedPackages(),
   }
   writeSync(2, `portico-memory-probe ${JSON.stringify(line)}\n`)
+}
+
+/** The packages whose CommonJS modules are loaded (an ES module imported them or not). */
+function loadedPackages() {
+  const names = new Set()
+  for (const file of Object.keys(require.cache)) {
+    const found = file.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)/)
+    if (found) names.add(found[1])
+  }
+  return [...names].sort()
 }

@@ -20,6 +20,8 @@ export interface MemorySample {
    * 32, which is capacity for garbage, not memory kept.
    */
   readonly native: number
+  /** The packages whose CommonJS modules the process has loaded. */
+  readonly packages: readonly string[]
 }
 
 const MiB = 1024 * 1024
@@ -38,6 +40,7 @@ export async function measureMemory(server: CliServer): Promise<MemorySample> {
         rss: line.rss / MiB,
         retained: (line.heapUsed + line.external) / MiB,
         native: (line.rss - line.heapResident) / MiB,
+        packages: line.packages,
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -51,6 +54,7 @@ interface ProbeLine {
   readonly heapUsed: number
   readonly external: number
   readonly heapResident: number
+  readonly packages: readonly string[]
 }
 
 function probes(server: CliServer): ProbeLine[] {
