@@ -67,12 +67,14 @@ export function windowOf(now: number, windowMs: number): { start: number; retryA
 }
 
 /**
- * Hits a counter may hold in memory before they reach the database: 1 % of its limit, at
- * most {@link MAX_BATCH}. Limits under 100 (every default but the token endpoint's 300) get
- * none, so each of their hits is written and decided on the shared count, as before.
+ * Hits of a counter this instance may have counted and not yet written (held in memory, or
+ * in a write on its way): 1 % of its limit, at most {@link MAX_BATCH}. Limits under 100
+ * (every default but the token endpoint's 300) get none, so each of their hits is written
+ * and decided on the shared count, as before. The write starts once half of that is held,
+ * so the other half is room for the hits that arrive while it is on its way.
  */
 const BATCH_FRACTION = 0.01
-const MAX_BATCH = 64
+const MAX_BATCH = 128
 /** Held hits reach the database within this time, whatever their number. */
 const FLUSH_MS = 100
 /** Counters kept in memory at most; beyond, hits are written one by one. */
@@ -107,6 +109,10 @@ interface Counter {
   known: number
   /** Hits allowed here and not yet written. */
   held: number
+  /** Hits allowed here in a write on its way. */
+  sending: number
+  /** Held hits that start a write: half the hits it may have unwritten. */
+  readonly half: number
 }
 
 /**
@@ -119,6 +125,13 @@ interface Counter {
  * third of a refresh on SQLite). One instance counts exactly; N instances together may let
  * through up to about N % of a limit more while their held hits are on their way. Old
  * windows are swept by {@link RateLimiter.sweep}.
+ *
+ * No request waits for held hits to be written while the counter stays far from its limit:
+ * the write starts in the background once half a batch is held, and the hits that arrive
+ * while it is on its way are held beside it. Only when a whole batch is held and on its way
+ * (the database is slower than the requests) does a hit write them through and wait, as
+ * near the limit. Before, every 64th anonymous request waited for an upsert's commit
+ * (1.5 % of them, at the p99 of the anonymous catalogue on PostgreSQL in npm run bench).
  */
 export function createDatabaseRateLimiter(db: Db): RateLimiter {
   const counters = new Map<string, Counter>()
@@ -143,17 +156,20 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
 
   /** Writes every held hit; those a failure leaves unwritten stay held for the next write. */
   async function flush(): Promise<void> {
-    const deltas: Array<[string, number, number]> = []
+    const sent: Array<{ readonly key: string; readonly counter: Counter; readonly delta: number }> =
+      []
     for (const [key, counter] of counters) {
       if (counter.held > 0) {
-        deltas.push([key, counter.windowStart, counter.held])
+        sent.push({ key, counter, delta: counter.held })
+        counter.sending += counter.held
         counter.held = 0
-      } else if (counter.windowEnd <= latest) counters.delete(key)
+      } else if (counter.windowEnd <= latest && counter.sending === 0) counters.delete(key)
     }
     let written = 0
     try {
-      for (const chunk of inChunks(deltas)) {
-        const counts = await add(chunk)
+      for (const chunk of inChunks(sent)) {
+        const counts = await add(chunk.map((s) => [s.key, s.counter.windowStart, s.delta] as const))
+        for (const { counter, delta } of chunk) counter.sending -= delta
         written += chunk.length
         for (const [key, count] of counts) {
           const counter = counters.get(key)
@@ -163,24 +179,39 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
     } catch {
       // What was not written is held for the next write; a request written through
       // meanwhile reports the failure.
-      for (const [key, , delta] of deltas.slice(written)) {
-        const counter = counters.get(key)
-        if (counter) counter.held += delta
+      for (const { counter, delta } of sent.slice(written)) {
+        counter.sending -= delta
+        counter.held += delta
       }
     }
   }
 
+  /** Hits of a counter allowed here that the count read back may not hold yet. */
+  function unwritten(key: string): number {
+    const counter = counters.get(key)
+    return counter ? counter.held + counter.sending : 0
+  }
+
+  /** Writes the held hits now, or as soon as the write on its way has ended. */
+  function write(): void {
+    clearTimeout(timer)
+    timer = undefined
+    if (flushing) return
+    flushing = flush().finally(() => {
+      flushing = undefined
+      let held = false
+      for (const counter of counters.values()) {
+        if (counter.held >= counter.half) return write()
+        held ||= counter.held > 0
+      }
+      if (held) schedule()
+    })
+  }
+
+  /** Writes the held hits within {@link FLUSH_MS}. */
   function schedule(): void {
     if (timer || flushing) return
-    timer = setTimeout(() => {
-      timer = undefined
-      flushing = flush().finally(() => {
-        flushing = undefined
-        for (const counter of counters.values()) {
-          if (counter.held > 0) return schedule()
-        }
-      })
-    }, FLUSH_MS)
+    timer = setTimeout(write, FLUSH_MS)
     timer.unref()
   }
 
@@ -191,13 +222,18 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
       const key = counterKey(bucket, window.start, subject)
       const batch = Math.min(MAX_BATCH, Math.floor(limit * BATCH_FRACTION))
       let counter = counters.get(key)
-      if (counter && counter.held < batch && counter.known + counter.held + batch < limit) {
+      if (
+        counter &&
+        counter.held + counter.sending < batch &&
+        counter.known + counter.sending + counter.held + batch < limit
+      ) {
         counter.held += 1
-        schedule()
+        if (counter.held >= counter.half) write()
+        else schedule()
         return { allowed: true, retryAfter: window.retryAfter }
       }
-      // A counter's first hit here, near the limit, or a small limit: written and decided now,
-      // with any hits held.
+      // A counter's first hit here, near the limit, a small limit, or a batch the database is
+      // still writing: written and decided now, with any hits held.
       const held = counter?.held ?? 0
       if (counter) counter.held = 0
       let count: number
@@ -208,7 +244,9 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
         throw error
       }
       if (!counter && batch > 0 && counters.size >= MAX_COUNTERS) {
-        for (const [k, c] of counters) if (c.held === 0 && c.windowEnd <= latest) counters.delete(k)
+        for (const [k, c] of counters) {
+          if (c.held === 0 && c.sending === 0 && c.windowEnd <= latest) counters.delete(k)
+        }
       }
       if (!counter && batch > 0 && counters.size < MAX_COUNTERS) {
         counter = {
@@ -216,11 +254,16 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
           windowEnd: window.start + windowMs,
           known: 0,
           held: 0,
+          sending: 0,
+          half: Math.ceil(batch / 2),
         }
         counters.set(key, counter)
       }
       if (counter) counter.known = Math.max(counter.known, count)
-      return { allowed: count <= limit, retryAfter: window.retryAfter }
+      // Hits of a write still on its way may not be in the count read back: counted as if
+      // not, so one instance never lets through more than the limit (it may refuse up to
+      // those few early, near the limit, while that write is on its way).
+      return { allowed: count + unwritten(key) <= limit, retryAfter: window.retryAfter }
     },
     async reserve(bucket, subject, limit, windowMs, now) {
       latest = Math.max(latest, now)
@@ -229,8 +272,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
       if (spare.take(key)) return { allowed: true, retryAfter: window.retryAfter }
       // The upsert adds and reads back in one statement: atomic on SQLite and PostgreSQL.
       const count = (await add([[key, window.start, 1]])).get(key) ?? 1
-      const held = counters.get(key)?.held ?? 0
-      return { allowed: count + held <= limit, retryAfter: window.retryAfter }
+      return { allowed: count + unwritten(key) <= limit, retryAfter: window.retryAfter }
     },
     async refund(bucket, subject, windowMs, now) {
       await subtract(db, counterKey(bucket, windowOf(now, windowMs).start, subject), 1)
@@ -246,7 +288,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
         .select('count')
         .where('key', '=', key)
         .executeTakeFirst()
-      const count = Number(row?.count ?? 0) + (counters.get(key)?.held ?? 0)
+      const count = Number(row?.count ?? 0) + unwritten(key)
       return { allowed: count < limit, retryAfter: window.retryAfter }
     },
     async sweep(before) {
