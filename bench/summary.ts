@@ -40,7 +40,10 @@ export function printSummary(summary: Summary): void {
     if (scenario.note) console.log(`${scenario.id}: ${scenario.note}`)
   if (rows.some((r) => r.versusLimit !== undefined)) {
     console.log(
-      "CPU × limit: Portico's CPU per operation over the limit server's (the same reads on the same database with plain node:http), median of the rounds' ratios.",
+      "CPU × limit: Portico's CPU per operation over the limit server's (the same reads on the same database with plain node:http), median of the rounds' ratios; p99 × limit the same of p99.",
+    )
+    console.log(
+      "p99 ÷ p50 (in the targets): with all 10 connections busy, both latencies grow with the CPU an operation costs; Portico's p99 ÷ p50 over the limit's shows pauses beyond that.",
     )
   }
   for (const [id, difference] of Object.entries(limitChecks)) {
@@ -52,6 +55,6 @@ export function printSummary(summary: Summary): void {
   console.log(
     `Portico resident memory at the end (${summary.settleMs / 1000} s after the last request): ${Math.round(porticoMemory.rss)} MB (peak ${Math.round(porticoMemory.peak)} MB)`,
   )
-  console.log(`\nTargets (issues 7, 20 and 34):\n${targetLines(checks)}`)
+  console.log(`\nTargets (issues 7, 20, 34 and 38):\n${targetLines(checks)}`)
   console.log(`\n${seconds} s; load average at the end ${machineAtEnd.loadAverage.join(' ')}`)
 }
