@@ -139,6 +139,8 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
   const spare = spareUnits(db)
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> | undefined
+  /** Closing: held hits wait for the last write, which close() makes itself. */
+  let closing = false
   /** The latest time a hit was counted at, to tell which windows are over. */
   let latest = 0
 
@@ -196,7 +198,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
   function write(): void {
     clearTimeout(timer)
     timer = undefined
-    if (flushing) return
+    if (flushing || closing) return
     flushing = flush().finally(() => {
       flushing = undefined
       let held = false
@@ -210,7 +212,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
 
   /** Writes the held hits within {@link FLUSH_MS}. */
   function schedule(): void {
-    if (timer || flushing) return
+    if (timer || flushing || closing) return
     timer = setTimeout(write, FLUSH_MS)
     timer.unref()
   }
@@ -296,6 +298,7 @@ export function createDatabaseRateLimiter(db: Db): RateLimiter {
     },
     ping: async () => true,
     async close() {
+      closing = true
       clearTimeout(timer)
       timer = undefined
       await flushing
