@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from './database.js'
 import { migrate } from './migrate.js'
-import type { Db } from './schema.js'
 import { createDatabaseRateLimiter, inChunks, type RateLimiter } from './rate-limits.js'
+import type { Db } from './schema.js'
 
 const NOW = Date.UTC(2030, 0, 1, 12, 0, 30)
 
