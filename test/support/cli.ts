@@ -31,6 +31,13 @@ export function runCli(
     })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(stdin ?? '')
+    // A command that never reads its input (`--help`, a typo) may exit before the pipe is
+    // written: the write then fails with EPIPE, which says nothing about the command. Its exit
+    // code and output are the result; any other error on the pipe still fails the test.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error)
+    })
+    if (stdin === undefined) child.stdin.end()
+    else child.stdin.end(stdin)
   })
 }
