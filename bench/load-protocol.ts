@@ -53,6 +53,8 @@ export interface LoadJob {
   readonly durationSeconds: number
   readonly amount?: number
   readonly load: Load
+  /** Send every measured latency back (`LoadResult.latencies`), to merge a sliced measurement's. */
+  readonly keepLatencies?: boolean
 }
 
 export interface LoadFailure {
@@ -69,6 +71,8 @@ export interface LoadResult {
   readonly seconds: number
   /** Latency of single requests in the measured window, milliseconds. */
   readonly latency: { readonly p50: number; readonly p99: number; readonly max: number }
+  /** Every measured latency, milliseconds, when the job asked for them. */
+  readonly latencies?: readonly number[]
   /** Answers other than the expected ones, connection errors and time-outs (warm-up included). */
   readonly failures: number
   readonly failureSamples: readonly LoadFailure[]

@@ -1,6 +1,7 @@
 import autocannon from 'autocannon'
 import { buildRequests, type JobState, Tally } from './flows.js'
 import type { FromLoader, LoadJob, LoadResult, ToLoader } from './load-protocol.js'
+import { latencySummary } from './report.js'
 
 /**
  * The load generator: a process of its own (pinned by the orchestrator to another core than
@@ -70,13 +71,12 @@ async function runJob(id: number, job: LoadJob): Promise<LoadResult> {
   )
   const seconds = (performance.now() - started) / 1000
   const used = process.cpuUsage(cpu)
-  const sorted = Float64Array.from(latencies).sort()
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
   return {
     operations: tally.operations,
     requests: tally.requests,
     seconds,
-    latency: { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 },
+    latency: latencySummary(latencies),
+    ...(job.keepLatencies && { latencies }),
     failures: warm.failures + tally.failures,
     failureSamples: [...warm.samples, ...tally.samples].slice(0, 5),
     exhausted: warm.exhausted || tally.exhausted,

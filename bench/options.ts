@@ -5,6 +5,11 @@ export interface Options {
   /** Seconds of warm-up before each measurement. */
   readonly warmup: number
   readonly rounds: number
+  /**
+   * Slices each round's measurement of a scenario on several servers is cut into, the servers
+   * alternating slice by slice (1: each server measured whole, one after the other).
+   */
+  readonly slices: number
   readonly connections: number
   /** Scenario ids to run (all when empty); the baseline always runs. */
   readonly only: readonly string[]
@@ -20,6 +25,8 @@ export const USAGE = `npm run bench [-- options]
   --duration S      seconds measured per scenario, server and round (default 3)
   --warmup S        seconds of warm-up before each measurement (default 1)
   --rounds N        rounds, the servers interleaved in each (default 3)
+  --slices N        a round's measurement on several servers cut into N slices, the
+                    servers alternating slice by slice (default 6; 1: one piece each)
   --connections N   concurrent connections of the load generator (default 10)
   --only a,b        only these scenarios (ids: static discovery registration code
                     authorization refresh introspection userinfo course mcp-course event
@@ -48,7 +55,16 @@ export function parseOptions(argv: readonly string[]): Options | 'help' {
     if (value === undefined) throw new Error(`${name} needs a value`)
     values.set(name.slice(2), value)
   }
-  const known = new Set(['duration', 'warmup', 'rounds', 'connections', 'only', 'out', 'cpu-prof'])
+  const known = new Set([
+    'duration',
+    'warmup',
+    'rounds',
+    'slices',
+    'connections',
+    'only',
+    'out',
+    'cpu-prof',
+  ])
   for (const name of values.keys()) {
     if (!known.has(name)) throw new Error(`unknown option --${name}\n\n${USAGE}`)
   }
@@ -65,6 +81,7 @@ export function parseOptions(argv: readonly string[]): Options | 'help' {
     duration: number('duration', 3, 1, 300),
     warmup: number('warmup', 1, 0, 60),
     rounds: Math.round(number('rounds', 3, 1, 20)),
+    slices: Math.round(number('slices', 6, 1, 30)),
     connections: Math.round(number('connections', 10, 1, 1000)),
     only: (values.get('only') ?? '').split(',').filter(Boolean),
     out: values.get('out'),

@@ -49,11 +49,17 @@ const scenario = flag('scenario')
 const server = flag('server') ?? 'portico'
 if (resultsFile && scenario) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
-    measurements: Array<{ scenario: string; server: string; window?: [number, number] }>
+    measurements: Array<{
+      scenario: string
+      server: string
+      windows?: Array<[number, number]>
+      /** Results written before measurements were sliced: one window each. */
+      window?: [number, number]
+    }>
   }
   windows = results.measurements
-    .filter((m) => m.scenario === scenario && m.server === server && m.window)
-    .map((m) => m.window as [number, number])
+    .filter((m) => m.scenario === scenario && m.server === server)
+    .flatMap((m) => m.windows ?? (m.window ? [m.window] : []))
   if (windows.length === 0)
     throw new Error(`no measured window of ${scenario} on ${server} in ${resultsFile}`)
 }

@@ -22,8 +22,10 @@ export interface Measurement {
     readonly makingSeconds: number
     readonly consumed: number
   }
-  /** With --cpu-prof: the measured window on the monotonic clock of the CPU profile, µs. */
-  readonly window?: readonly [number, number]
+  /** Slices the measurement was made in, alternating with the other servers' (1: one piece). */
+  readonly slices: number
+  /** With --cpu-prof: the measured windows (one a slice) on the CPU profile's monotonic clock, µs. */
+  readonly windows?: ReadonlyArray<readonly [number, number]>
 }
 
 export interface Row {
@@ -75,6 +77,17 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2
     ? (sorted[middle] ?? 0)
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+/** The p50, p99 and highest of single-request latencies (ms), as the load generator reports them. */
+export function latencySummary(latencies: readonly number[]): {
+  p50: number
+  p99: number
+  max: number
+} {
+  const sorted = Float64Array.from(latencies).sort()
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 }
 }
 
 export function aggregate(

@@ -119,7 +119,9 @@ async function main(): Promise<number> {
       for (const scenario of scenarios) {
         // Interleaved, and in the other order every other round, so drift hits all alike.
         const order = round % 2 === 1 ? scenario.servers : [...scenario.servers].reverse()
-        for (const kind of order) await bench.measure(scenario, kind, round)
+        if (order.length > 1 && !scenario.pool && options.slices > 1)
+          await bench.measureSliced(scenario, order, round, options.slices)
+        else for (const kind of order) await bench.measure(scenario, kind, round)
       }
     }
 
@@ -181,8 +183,14 @@ async function main(): Promise<number> {
 function estimateSeconds(scenarios: readonly Scenario[], options: Options): number {
   const measurements = scenarios.reduce((n, s) => n + s.servers.length, 0)
   const pools = scenarios.filter((s) => s.pool).reduce((n, s) => n + s.servers.length, 0)
+  // Each slice after the first: two pauses and a short warm-up more.
+  const slices = scenarios
+    .filter((s) => s.servers.length > 1 && !s.pool)
+    .reduce((n, s) => n + s.servers.length * (options.slices - 1), 0)
   return (
-    options.rounds * (measurements * (options.warmup + options.duration + 0.8) + pools * 10) + 20
+    options.rounds *
+      (measurements * (options.warmup + options.duration + 0.8) + slices * 0.8 + pools * 10) +
+    20
   )
 }
 

@@ -33,6 +33,10 @@ export function printSummary(summary: Summary): void {
   console.log(
     "p50/p99: medians over the rounds of each round's single-request latency; CPU: the server process's user + system time per op; RSS: highest sample while measured.",
   )
+  if (options.slices > 1)
+    console.log(
+      `Slices: a round of a scenario on several servers (but a pool's or a flow's) is measured in ${options.slices} slices of ${(options.duration / options.slices).toFixed(2)} s, the servers alternating (A B, B A…), each server's slices summed: on a shared machine whose speed drifts by the second, the servers compared meet the same machine.`,
+    )
   if (rows.some((r) => r.loaderCpuPercent >= 90)) {
     console.log('†: the load generator used its whole core; the server may be able to do more.')
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { aggregate, checkTargets, type Measurement } from '../../bench/report.js'
+import { aggregate, checkTargets, latencySummary, type Measurement } from '../../bench/report.js'
 import type { Scenario } from '../../bench/scenarios.js'
 
 const scenario: Scenario = {
@@ -30,6 +30,7 @@ function measured(
     loaderCpuPercent: 50,
     operations: 1000,
     seconds: 1,
+    slices: 1,
   }
 }
 
@@ -61,5 +62,18 @@ describe("npm run bench: Portico's p99 against the limit server's", () => {
       measured: "2.10× (its p99 ÷ p50 1.50× the limit's)",
       met: false,
     })
+  })
+})
+
+describe("npm run bench: a sliced measurement's latencies", () => {
+  it('takes p50, p99 and the highest of all the slices together, not of each', () => {
+    // Two slices: the second holds the slow requests, which neither slice's p99 alone shows.
+    const fast = Array.from({ length: 100 }, (_, i) => 1 + i / 100)
+    const slow = Array.from({ length: 100 }, (_, i) => (i < 96 ? 1.5 : 20 + i))
+    const summary = latencySummary([...fast, ...slow])
+    expect(summary.p50).toBeCloseTo(1.5)
+    expect(summary.p99).toBe(118)
+    expect(summary.max).toBe(119)
+    expect(latencySummary([])).toEqual({ p50: 0, p99: 0, max: 0 })
   })
 })
